@@ -92,11 +92,11 @@ func ptr[T any](v T) *T { return &v }
 func TestInheritanceTable(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name       string
-		parentRO   bool
-		requested  *bool
-		wantRO     bool
-		wantErr    error
+		name      string
+		parentRO  bool
+		requested *bool
+		wantRO    bool
+		wantErr   error
 	}{
 		{"read-write, default → read-write", false, nil, false, nil},
 		{"read-write, readonly: true → read-only", false, ptr(true), true, nil},
