@@ -228,7 +228,7 @@ func (f *FS) readDir(l *loc) ([]Info, error) {
 	}
 	prefix := strings.TrimSuffix(l.virtual, "/") + "/"
 	for _, t := range f.sb.ReadablePaths() {
-		if !strings.HasPrefix(t, prefix) {
+		if len(t) <= len(prefix) || !strings.HasPrefix(t, prefix) {
 			continue
 		}
 		name, _, deeper := strings.Cut(t[len(prefix):], "/")
