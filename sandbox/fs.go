@@ -21,27 +21,44 @@ const maxSymlinkHops = 40
 type FS struct {
 	sb    mountspec.Sandbox
 	roots map[string]*os.Root // by mount target; "/" is the root
+	canon map[string]string   // mount target → source with links resolved
 }
 
 // Open opens the mounts of a validated sandbox for I/O.
 func Open(sb *mountspec.Sandbox) (*FS, error) {
-	f := &FS{sb: *sb, roots: make(map[string]*os.Root, len(sb.Mounts)+1)}
-	if sb.Root != "" {
-		r, err := os.OpenRoot(sb.Root)
-		if err != nil {
-			return nil, fmt.Errorf("open root %s: %w", sb.Root, err)
-		}
-		f.roots["/"] = r
-	}
-	for _, m := range sb.Mounts {
-		r, err := os.OpenRoot(m.Source)
+	f := &FS{sb: *sb, roots: make(map[string]*os.Root, len(sb.Mounts)+1), canon: map[string]string{}}
+	open := func(target, source string) error {
+		r, err := os.OpenRoot(source)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("open mount %s (%s): %w", m.Target, m.Source, err)
+			return fmt.Errorf("open mount %s (%s): %w", target, source, err)
 		}
-		f.roots[m.Target] = r
+		f.addRoot(target, r)
+		return nil
+	}
+	if sb.Root != "" {
+		if err := open("/", sb.Root); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range sb.Mounts {
+		if err := open(m.Target, m.Source); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
+}
+
+// addRoot records an open mount and, where the platform tells, the path the
+// kernel holds for its directory, which the fast read path compares against.
+func (f *FS) addRoot(target string, r *os.Root) {
+	f.roots[target] = r
+	if d, err := r.Open("."); err == nil {
+		if c, ok := realPath(d); ok {
+			f.canon[target] = c
+		}
+		d.Close()
+	}
 }
 
 // Close releases the mounts.
@@ -65,7 +82,7 @@ func (f *FS) Restrict(r mountspec.Restriction) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &FS{sb: child, roots: map[string]*os.Root{}}
+	c := &FS{sb: child, roots: map[string]*os.Root{}, canon: map[string]string{}}
 	open := func(target, unsafePath string) error {
 		l, err := f.walk("restrict to", unsafePath, true)
 		if err != nil {
@@ -81,7 +98,7 @@ func (f *FS) Restrict(r mountspec.Restriction) (*FS, error) {
 		if err != nil {
 			return f.fsError("restrict to", unsafePath, err)
 		}
-		c.roots[target] = rr
+		c.addRoot(target, rr)
 		return nil
 	}
 	if child.Root != "" {
@@ -249,6 +266,41 @@ func (f *FS) tooLarge(op, unsafePath string, size, limit int64) error {
 	e := f.sb.PathError(op, unsafePath, mountspec.ErrTooLarge)
 	e.Size, e.Limit = size, limit
 	return e
+}
+
+// openRead opens a file for reading. The fast path opens the lexical
+// resolution directly through os.Root and accepts it only if the kernel
+// says the file opened is exactly at the mount's directory plus the
+// remainder: then no symbolic link was crossed, and the walk would have
+// reached the same file. Anything else takes the full walk.
+func (f *FS) openRead(op, unsafePath string) (*os.File, fs.FileInfo, *loc, error) {
+	if res, err := f.sb.Resolve(unsafePath); err == nil && res.Rel != "." {
+		if canon, ok := f.canon[res.Target]; ok {
+			root := f.roots[res.Target]
+			if fh, err := root.OpenFile(res.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				if p, ok := realPath(fh); ok && len(p) == len(canon)+1+len(res.Rel) &&
+					p[:len(canon)] == canon && p[len(canon)] == '/' && p[len(canon)+1:] == res.Rel {
+					fi, err := fh.Stat()
+					if err == nil {
+						l := &loc{virtual: res.Virtual, res: res, root: root}
+						if err := f.checkOpened(op, unsafePath, l, fi); err != nil {
+							fh.Close()
+							return nil, nil, nil, err
+						}
+						l.info = fi
+						return fh, fi, l, nil
+					}
+				}
+				fh.Close()
+			}
+		}
+	}
+	l, err := f.walk(op, unsafePath, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fh, fi, err := f.openVerified(op, unsafePath, l)
+	return fh, fi, l, err
 }
 
 // openVerified opens l for reading and checks that the file opened is the

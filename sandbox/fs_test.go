@@ -274,3 +274,20 @@ func TestSuffixAndSizeRules(t *testing.T) {
 	require.ErrorIs(t, err, mountspec.ErrSuffixNotAllowed)
 	assert.NoFileExists(t, x.host("out/a.txt"))
 }
+
+// TestLinksIntoShadowedPaths: os.Root alone would follow a link into the
+// root's own directory that a mount hides; the sandbox follows it by
+// virtual path into the mount, as a container would.
+func TestLinksIntoShadowedPaths(t *testing.T) {
+	x := newFixture(t)
+	require.NoError(t, os.MkdirAll(x.host("proj/cache/npm"), 0o755))
+	require.NoError(t, os.WriteFile(x.host("proj/cache/npm/pkg.json"), []byte("shadowed"), 0o644))
+	require.NoError(t, os.Symlink("cache/npm/pkg.json", x.host("proj/alias.json")))
+	b, err := x.fs.ReadFile("/alias.json")
+	require.NoError(t, err)
+	assert.Equal(t, "{}\n", string(b))
+	r, err := x.fs.Read("/alias.json", ReadOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "{}\n", r.Text)
+	assert.Equal(t, "/cache/npm/pkg.json", r.Path)
+}

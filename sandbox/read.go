@@ -59,18 +59,14 @@ type ReadResult struct {
 // image (detected by content) as bytes with its MIME type.
 func (f *FS) Read(unsafePath string, opt ReadOptions) (*ReadResult, error) {
 	const op = "read"
-	l, err := f.walk(op, unsafePath, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
-		return nil, err
-	}
-	fh, fi, err := f.openVerified(op, unsafePath, l)
+	fh, fi, l, err := f.openRead(op, unsafePath)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
+	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
+		return nil, err
+	}
 	size := fi.Size()
 	if lim := int64(f.sb.Files.MaxFileBytes); lim > 0 && size > lim {
 		return nil, f.tooLarge(op, unsafePath, size, lim)
@@ -164,18 +160,14 @@ func (f *FS) ReadFile(unsafePath string) ([]byte, error) {
 }
 
 func (f *FS) readFile(op, unsafePath string) ([]byte, *loc, error) {
-	l, err := f.walk(op, unsafePath, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
-		return nil, nil, err
-	}
-	fh, fi, err := f.openVerified(op, unsafePath, l)
+	fh, fi, l, err := f.openRead(op, unsafePath)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer fh.Close()
+	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
+		return nil, nil, err
+	}
 	lim := int64(f.sb.Files.MaxFileBytes)
 	if lim <= 0 {
 		lim = DefaultMaxFileBytes
@@ -183,13 +175,35 @@ func (f *FS) readFile(op, unsafePath string) ([]byte, *loc, error) {
 	if fi.Size() > lim {
 		return nil, nil, f.tooLarge(op, unsafePath, fi.Size(), lim)
 	}
-	// Size the buffer from fstat, but never trust it: read at most lim+1.
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
-	if _, err := buf.ReadFrom(io.LimitReader(fh, lim+1)); err != nil {
+	data, err := readAtMost(fh, fi.Size(), lim)
+	if err != nil {
 		return nil, nil, f.fsError(op, unsafePath, err)
 	}
-	if int64(buf.Len()) > lim {
-		return nil, nil, f.tooLarge(op, unsafePath, int64(buf.Len()), lim)
+	if int64(len(data)) > lim {
+		return nil, nil, f.tooLarge(op, unsafePath, int64(len(data)), lim)
 	}
-	return buf.Bytes(), l, nil
+	return data, l, nil
+}
+
+// readAtMost reads r to its end or to lim+1 bytes, sizing the buffer from
+// the size fstat gave (as os.ReadFile does) but never trusting it: a file
+// that grows while it is read is still bounded.
+func readAtMost(r io.Reader, size, lim int64) ([]byte, error) {
+	data := make([]byte, 0, min(size, lim)+512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):min(int64(cap(data)), lim+1)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > lim {
+			return data, nil
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/golem-box/golem-box/mountspec"
+	"github.com/spf13/cobra"
+)
+
+func newCheckCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Validate the configuration and print the effective sandbox",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, file, err := g.config()
+			if err != nil {
+				return err
+			}
+			report := struct {
+				Config   string             `json:"config,omitempty"`
+				Sandbox  mountspec.Sandbox  `json:"sandbox"`
+				Readable []string           `json:"readable"`
+				Writable []string           `json:"writable"`
+				Shadows  []mountspec.Shadow `json:"shadows,omitempty"`
+			}{file, cfg.Sandbox, cfg.Sandbox.ReadablePaths(), cfg.Sandbox.WritablePaths(), cfg.Sandbox.Shadows()}
+			if report.Readable == nil {
+				report.Readable = []string{}
+			}
+			if report.Writable == nil {
+				report.Writable = []string{}
+			}
+			if g.json() {
+				return printJSON(cmd.OutOrStdout(), report)
+			}
+			printSandbox(cmd.OutOrStdout(), file, &cfg.Sandbox, report.Shadows)
+			return nil
+		},
+	}
+}
+
+func printSandbox(w io.Writer, file string, s *mountspec.Sandbox, shadows []mountspec.Shadow) {
+	if file == "" {
+		file = "(none: flags only)"
+	}
+	fmt.Fprintf(w, "config:   %s\n", file)
+	mode := func(ro bool) string {
+		if ro {
+			return "ro"
+		}
+		return "rw"
+	}
+	fmt.Fprintln(w, "mounts:")
+	if s.Root == "" && len(s.Mounts) == 0 {
+		fmt.Fprintln(w, "  (none: no file access)")
+	}
+	if s.Root != "" {
+		fmt.Fprintf(w, "  %-20s %s  %s\n", "/", mode(s.ReadOnly), s.Root)
+	}
+	for _, m := range s.Mounts {
+		name := ""
+		if m.Name != "" {
+			name = "  (" + m.Name + ")"
+		}
+		fmt.Fprintf(w, "  %-20s %s  %s%s\n", m.Target, mode(m.ReadOnly), m.Source, name)
+	}
+	net := "off"
+	switch {
+	case len(s.Network.Allow) > 0:
+		net = "only " + strings.Join(s.Network.Allow, ", ")
+	case s.Network.Enabled:
+		net = "on"
+	}
+	fmt.Fprintf(w, "network:  %s\n", net)
+	l := s.Limits
+	fmt.Fprintf(w, "limits:   memory=%s pids=%d cpus=%g timeout=%s output=%s (0 means the backend default)\n",
+		l.Memory, l.PIDs, l.CPUs, l.Timeout, l.OutputBytes)
+	if len(s.Files.Suffixes) > 0 || s.Files.MaxFileBytes > 0 {
+		fmt.Fprintf(w, "files:    suffixes=%s max_file_bytes=%d\n", strings.Join(s.Files.Suffixes, ","), s.Files.MaxFileBytes)
+	}
+	image, backend := s.Image, string(s.Backend)
+	if image == "" {
+		image = "host"
+	}
+	if backend == "" {
+		backend = "auto"
+	}
+	fmt.Fprintf(w, "image:    %s\nbackend:  %s\nrequire_os_sandbox: %v\n", image, backend, s.RequireOSSandbox)
+	for _, sh := range shadows {
+		fmt.Fprintf(w, "note: mount %s hides %s (from mount %s)\n", sh.Target, sh.Hidden, sh.By)
+	}
+}

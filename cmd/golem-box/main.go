@@ -1,0 +1,21 @@
+// Command golem-box runs work in Docker-style sandboxes and gives file tools
+// that stay inside them.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "golem-box:", err)
+		os.Exit(exitCode(err))
+	}
+}
