@@ -12,12 +12,7 @@ func newLsCmd(g *globals) *cobra.Command {
 		Use:   "ls [PATH|GLOB]",
 		Short: "List a directory, or the paths matching a glob (** for any depth)",
 		Args:  args(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			p := "/"
 			if len(a) == 1 {
 				p = a[0]
@@ -37,7 +32,7 @@ func newLsCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "[truncated at %d entries; narrow the pattern]\n", sandbox.MaxListEntries)
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -46,12 +41,7 @@ func newStatCmd(g *globals) *cobra.Command {
 		Use:   "stat PATH",
 		Short: "Describe a file through the sandbox",
 		Args:  args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			info, err := fsys.Stat(a[0])
 			if err != nil {
 				return err
@@ -61,7 +51,7 @@ func newStatCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), formatInfo(*info))
 			return nil
-		},
+		}),
 	}
 }
 

@@ -14,12 +14,7 @@ func newReadCmd(g *globals) *cobra.Command {
 		Use:   "read PATH",
 		Short: "Read a file through the sandbox (a window of lines, or an image)",
 		Args:  args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			out := cmd.OutOrStdout()
 			if raw {
 				b, err := fsys.ReadFile(a[0])
@@ -50,7 +45,7 @@ func newReadCmd(g *globals) *cobra.Command {
 					r.TruncatedBy, r.StartLine, r.StartLine+r.OutputLines-1, r.TotalLines, r.StartLine+r.OutputLines)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().IntVar(&opt.Offset, "offset", 0, "first line to show, counting from 1")
 	cmd.Flags().IntVar(&opt.Limit, "limit", 0, fmt.Sprintf("number of lines (default %d)", sandbox.DefaultReadLines))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/golem-box/golem-box/mountspec"
+	"github.com/golem-box/golem-box/sandbox"
 	"github.com/spf13/cobra"
 )
 
@@ -13,12 +14,7 @@ func newResolveCmd(g *globals) *cobra.Command {
 		Use:   "resolve PATH...",
 		Short: "Show the host path, mount and mode behind virtual paths",
 		Args:  args(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, paths []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, paths []string, fsys *sandbox.FS) error {
 			type row struct {
 				Asked string `json:"asked"`
 				mountspec.Resolution
@@ -56,6 +52,6 @@ func newResolveCmd(g *globals) *cobra.Command {
 				}
 			}
 			return errors.Join(errs...)
-		},
+		}),
 	}
 }

@@ -90,13 +90,21 @@ func (g *globals) config() (*mountspec.Config, string, error) {
 	return mountspec.FromFlags(wd, g.overrides)
 }
 
-// fs opens the sandbox's file tools.
-func (g *globals) fs() (*sandbox.FS, error) {
-	cfg, _, err := g.config()
-	if err != nil {
-		return nil, err
+// withFS makes a RunE that opens the sandbox's file tools for fn and
+// closes them after.
+func (g *globals) withFS(fn func(*cobra.Command, []string, *sandbox.FS) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		cfg, _, err := g.config()
+		if err != nil {
+			return err
+		}
+		fsys, err := sandbox.Open(&cfg.Sandbox)
+		if err != nil {
+			return err
+		}
+		defer fsys.Close()
+		return fn(cmd, args, fsys)
 	}
-	return sandbox.Open(&cfg.Sandbox)
 }
 
 func (g *globals) json() bool { return g.output == "json" }

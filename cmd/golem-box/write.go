@@ -17,12 +17,7 @@ func newWriteCmd(g *globals) *cobra.Command {
 		Short: "Write a file through the sandbox (atomic replace, or --append)",
 		Long:  "Write a file through the sandbox. The content is --content, or standard input.",
 		Args:  args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			data := []byte(content)
 			if !fromArg {
 				// Bounded: never hold more than the sandbox could accept.
@@ -30,8 +25,8 @@ func newWriteCmd(g *globals) *cobra.Command {
 				if lim <= 0 {
 					lim = sandbox.DefaultMaxFileBytes
 				}
-				data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), lim+1))
-				if err != nil {
+				var err error
+				if data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), lim+1)); err != nil {
 					return err
 				}
 			}
@@ -44,7 +39,7 @@ func newWriteCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d bytes to %s\n", r.Bytes, r.Path)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&opt.Append, "append", false, "append instead of replacing")
 	cmd.Flags().StringVar(&content, "content", "", "content to write (default: standard input)")
@@ -59,12 +54,7 @@ func newEditCmd(g *globals) *cobra.Command {
 		Use:   "edit PATH --old TEXT --new TEXT",
 		Short: "Replace exact text in a file through the sandbox",
 		Args:  args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			r, err := fsys.Edit(a[0], old, neu, all)
 			if err != nil {
 				return err
@@ -74,7 +64,7 @@ func newEditCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "replaced %d occurrence(s) in %s\n", r.Replacements, r.Path)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&old, "old", "", "exact text to replace")
 	cmd.Flags().StringVar(&neu, "new", "", "replacement text")
@@ -89,19 +79,14 @@ func newRmCmd(g *globals) *cobra.Command {
 		Use:   "rm PATH...",
 		Short: "Delete files or directories through the sandbox",
 		Args:  args(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, paths []string) error {
-			fsys, err := g.fs()
-			if err != nil {
-				return err
-			}
-			defer fsys.Close()
+		RunE: g.withFS(func(cmd *cobra.Command, paths []string, fsys *sandbox.FS) error {
 			for _, p := range paths {
 				if err := fsys.Delete(p, recursive); err != nil {
 					return err
 				}
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "delete directories and their content")
 	return cmd
