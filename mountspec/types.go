@@ -127,11 +127,22 @@ func (n *Network) UnmarshalYAML(node *yaml.Node) error {
 		*n = Network{Enabled: b}
 		return nil
 	}
+	if node.Kind == yaml.MappingNode {
+		for i := 0; i < len(node.Content); i += 2 {
+			if k := node.Content[i]; k.Value != "allow" {
+				return fmt.Errorf("line %d: network.%s is not a known field: the only one is allow", k.Line, k.Value)
+			}
+		}
+	}
 	var m struct {
 		Allow []string `yaml:"allow"`
 	}
 	if err := node.Decode(&m); err != nil {
 		return err
+	}
+	if len(m.Allow) == 0 {
+		// An empty allow-list must not read as "the network is on".
+		return fmt.Errorf("line %d: network.allow is empty: write network: false for no network, or list the domains to reach", node.Line)
 	}
 	*n = Network{Enabled: true, Allow: m.Allow}
 	return nil
@@ -161,8 +172,8 @@ func (n *Network) UnmarshalJSON(b []byte) error {
 	var m struct {
 		Allow []string `json:"allow"`
 	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("network must be true, false or {\"allow\": [domains]}")
+	if err := json.Unmarshal(b, &m); err != nil || len(m.Allow) == 0 {
+		return fmt.Errorf("network must be true, false or {\"allow\": [domains]} with at least one domain")
 	}
 	*n = Network{Enabled: true, Allow: m.Allow}
 	return nil
