@@ -1,0 +1,375 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	compile "github.com/golem-box/golem-box/oci"
+	"github.com/golem-box/golem-box/runner"
+)
+
+// Backend runs jobs on an OCI runtime binary.
+type Backend struct {
+	name         string
+	path         string // the runtime binary
+	stateDir     string // bundles live in stateDir/bundles
+	runtimeState string // the runtime's --root
+	hybrid       bool   // crun on a hybrid cgroup host: use the helper
+
+	once     sync.Once
+	features compile.Features
+}
+
+// Option configures New.
+type Option func(*Backend)
+
+// WithRuntime chooses the runtime binary (a name on PATH or a path).
+func WithRuntime(path string) Option { return func(b *Backend) { b.path = path } }
+
+// WithStateDir moves the private state directory (default: /run/golem-box
+// for root, else $XDG_RUNTIME_DIR/golem-box, else the temp directory).
+func WithStateDir(dir string) Option { return func(b *Backend) { b.stateDir = dir } }
+
+// New returns a backend for crun when present, else runc, unless
+// WithRuntime says otherwise. It does not check that the runtime works;
+// Available does.
+func New(opts ...Option) *Backend {
+	b := &Backend{}
+	for _, o := range opts {
+		o(b)
+	}
+	if b.path == "" {
+		b.path = "runc"
+		if _, err := exec.LookPath("crun"); err == nil {
+			b.path = "crun"
+		}
+	}
+	if p, err := exec.LookPath(b.path); err == nil {
+		b.path = p // the crun helper execs it by path
+	}
+	if b.stateDir == "" {
+		b.stateDir = DefaultStateDir()
+	}
+	base := filepath.Base(b.path)
+	b.name = "oci/" + base
+	b.runtimeState = filepath.Join(b.stateDir, "runtime", base)
+	b.hybrid = base == "crun" && HybridCgroups()
+	return b
+}
+
+// DefaultStateDir is where bundles live unless WithStateDir says otherwise.
+func DefaultStateDir() string {
+	if os.Getuid() == 0 {
+		return "/run/golem-box"
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "golem-box")
+	}
+	return filepath.Join(os.TempDir(), "golem-box-"+strconv.Itoa(os.Getuid()))
+}
+
+// Name is "oci/" and the runtime's base name.
+func (b *Backend) Name() string { return b.name }
+
+// Available checks that the runtime binary exists and answers.
+func (b *Backend) Available(ctx context.Context) error {
+	p, err := exec.LookPath(b.path)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %s not found (install it: apt-get install %s)", runner.ErrUnavailable, b.name, b.path, filepath.Base(b.path))
+	}
+	if out, err := exec.CommandContext(ctx, p, "--version").CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: %s: %s --version failed: %v: %s", runner.ErrUnavailable, b.name, p, err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+func (b *Backend) runtimeFeatures() compile.Features {
+	b.once.Do(func() {
+		b.features = compile.Features{RecursiveReadOnly: features(b.path), Runtime: filepath.Base(b.path)}
+	})
+	return b.features
+}
+
+// Run compiles the job, runs it in the foreground and cleans up.
+func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, error) {
+	if job.Terminal {
+		return nil, fmt.Errorf("%s: --tty is not supported yet: output is captured", b.name)
+	}
+	id, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	bundle := filepath.Join(b.stateDir, "bundles", id)
+	if err := os.MkdirAll(filepath.Dir(bundle), 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	if err := os.MkdirAll(b.runtimeState, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	cb, err := compile.Compile(ctx, job.Sandbox, compile.Options{
+		Args: job.Args, Env: job.Env, Workdir: job.Workdir, Image: job.Image,
+		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
+		BundleDir: bundle, ID: id, Features: b.runtimeFeatures(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The owner file lets GC tell a live run from a leftover.
+	defer os.RemoveAll(bundle)
+	if err := cb.Write(bundle); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(bundle, "owner"), []byte(ownerStamp()), 0o600); err != nil {
+		return nil, err
+	}
+	defer b.delete(id)
+	return b.run(ctx, job, id, bundle)
+}
+
+func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (*runner.Result, error) {
+	lim := job.OutputLimit()
+	stdout, stderr := &runner.CapBuffer{Limit: lim}, &runner.CapBuffer{Limit: lim}
+	cmd := b.command("run", "--bundle", bundle, id)
+	cmd.Stdin = job.Stdin
+	if cmd.Stdin == nil {
+		cmd.Stdin = bytes.NewReader(nil)
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The runtime must not die with our terminal's ^C before it is told to
+	// kill the container: give it its own process group.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	oomBefore := vmstatOOMKills()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: start: %w", b.name, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var deadline <-chan time.Time
+	if t := job.TimeoutOrDefault(); t > 0 {
+		timer := time.NewTimer(t)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	reason := runner.Reason("")
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-deadline:
+		reason = runner.ReasonTimeout
+		waitErr = b.killAndWait(id, cmd, done)
+	case <-ctx.Done():
+		reason = runner.ReasonKilled
+		waitErr = b.killAndWait(id, cmd, done)
+	}
+	res := &runner.Result{Backend: b.name, Duration: time.Since(start),
+		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated()}
+	code := -1
+	var ee *exec.ExitError
+	switch {
+	case waitErr == nil:
+		code = 0
+	case errors.As(waitErr, &ee):
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+	default:
+		return nil, fmt.Errorf("%s: %w", b.name, waitErr)
+	}
+	res.ExitCode = code
+	if code > 128 && code < 128+65 {
+		res.Signal = syscall.Signal(code - 128).String()
+	}
+	switch {
+	case reason != "":
+	case code == 128+int(syscall.SIGKILL) && oomKilled(id, oomBefore):
+		reason = runner.ReasonOOM
+	case res.Signal != "" && code == 128+int(syscall.SIGKILL):
+		reason = runner.ReasonKilled
+	case res.Signal != "":
+		reason = runner.ReasonSignal
+	default:
+		reason = runner.ReasonExit
+	}
+	res.Reason = reason
+	if code != 0 && reason == runner.ReasonExit && len(res.Stderr) > 0 && startFailed(res.Stderr) {
+		return res, fmt.Errorf("%s could not start the container: %s", b.name, bytes.TrimSpace(res.Stderr))
+	}
+	return res, nil
+}
+
+// startFailed recognises the runtime's own errors (as opposed to the
+// command's) on stderr.
+func startFailed(stderr []byte) bool {
+	s := string(stderr)
+	return strings.Contains(s, "runc run failed") || strings.Contains(s, "unable to start container process") ||
+		strings.HasPrefix(s, "crun: ") || strings.Contains(s, "level=error") || strings.HasPrefix(s, "golem-box: ")
+}
+
+// killAndWait kills the container and waits for the runtime to report.
+func (b *Backend) killAndWait(id string, cmd *exec.Cmd, done chan error) error {
+	_ = b.command("kill", id, "KILL").Run()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		// The runtime did not return: kill it and its helper too.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+// delete removes the container from the runtime, whatever its state.
+func (b *Backend) delete(id string) {
+	_ = b.command("delete", "--force", id).Run()
+}
+
+func newID() (string, error) {
+	var r [6]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	return "gb-" + hex.EncodeToString(r[:]), nil
+}
+
+// ownerStamp identifies this process: its pid and start time, so that a
+// recycled pid is not mistaken for the owner.
+func ownerStamp() string {
+	return strconv.Itoa(os.Getpid()) + " " + procStart(os.Getpid())
+}
+
+func procStart(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// Field 22 (starttime) follows the command name in parentheses.
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		f := strings.Fields(s[i+1:])
+		if len(f) > 19 {
+			return f[19]
+		}
+	}
+	return ""
+}
+
+// ownerAlive reads a bundle's owner file.
+func ownerAlive(bundle string) bool {
+	data, err := os.ReadFile(filepath.Join(bundle, "owner"))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(data))
+	if len(f) != 2 {
+		return false
+	}
+	pid, err := strconv.Atoi(f[0])
+	return err == nil && procStart(pid) == f[1]
+}
+
+// oomKilled says whether the kernel's OOM killer ended the container. The
+// container's own memory cgroup says so precisely while it exists (cgroup
+// v2, or a runtime that keeps it), but `runc run` and `crun run` remove it
+// the moment the process exits, and cgroup v1 does not count kills in the
+// parent. Then the system-wide oom_kill counter of /proc/vmstat decides: it
+// moved during a run that ended by a SIGKILL nobody in golem-box sent.
+// Another OOM kill elsewhere at the same moment could mislabel a run that
+// someone else SIGKILLed; that is the price of not polling.
+func oomKilled(id string, before int64) bool {
+	for _, p := range []string{
+		"/sys/fs/cgroup/memory/golem-box/" + id + "/memory.oom_control",
+		"/sys/fs/cgroup/golem-box/" + id + "/memory.events",
+	} {
+		if n, ok := counter(p, "oom_kill"); ok {
+			return n > 0
+		}
+	}
+	after := vmstatOOMKills()
+	return before >= 0 && after > before
+}
+
+func vmstatOOMKills() int64 {
+	n, ok := counter("/proc/vmstat", "oom_kill")
+	if !ok {
+		return -1
+	}
+	return n
+}
+
+// counter reads "name value" lines.
+func counter(file, name string) (int64, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == name {
+			n, err := strconv.ParseInt(f[1], 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// GC removes the bundles, containers and state that killed runs left
+// behind, and returns the ids it removed. Runs whose owner is alive stay.
+func (b *Backend) GC(ctx context.Context) ([]string, error) {
+	dir := filepath.Join(b.stateDir, "bundles")
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, de := range des {
+		bundle := filepath.Join(dir, de.Name())
+		if ownerAlive(bundle) {
+			continue
+		}
+		b.delete(de.Name())
+		if err := os.RemoveAll(bundle); err != nil {
+			return removed, err
+		}
+		removed = append(removed, de.Name())
+	}
+	return removed, nil
+}
+
+// features asks the runtime what it supports; runtimes without a features
+// command (crun 1.8) support nothing we can rely on.
+func features(path string) (rro bool) {
+	out, err := exec.Command(path, "features").Output()
+	if err != nil {
+		return false
+	}
+	var f struct {
+		MountOptions []string `json:"mountOptions"`
+	}
+	if json.Unmarshal(out, &f) != nil {
+		return false
+	}
+	return slices.Contains(f.MountOptions, "rro")
+}

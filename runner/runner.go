@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/golem-box/golem-box/mountspec"
+)
+
+// Errors callers test with errors.Is.
+var (
+	// ErrUnavailable is a backend that cannot run here (binary missing,
+	// daemon down, kernel feature off); the error says which and the fix.
+	ErrUnavailable = errors.New("backend unavailable")
+	// ErrUnsupported is a backend that does not exist on this platform.
+	ErrUnsupported = errors.New("backend not supported on this platform")
+)
+
+// DefaultOutputBytes caps stdout and stderr when limits.output_bytes is unset.
+const DefaultOutputBytes = 1 << 20
+
+// Job is one command to run in a sandbox.
+type Job struct {
+	Sandbox *mountspec.Sandbox
+	Args    []string
+	// Env adds KEY=VALUE pairs to the minimal environment.
+	Env []string
+	// Workdir is a virtual path; default "/".
+	Workdir string
+	// Image overrides the sandbox's image.
+	Image string
+	// Stdin is the command's standard input; nil means empty.
+	Stdin io.Reader
+	// Timeout overrides limits.timeout; zero means the sandbox's, or none.
+	Timeout time.Duration
+	// Terminal allocates a terminal (not with captured output).
+	Terminal bool
+}
+
+// Reason says why a run ended.
+type Reason string
+
+// Reasons.
+const (
+	ReasonExit    Reason = "exit"    // the process exited
+	ReasonSignal  Reason = "signal"  // a signal from inside ended it
+	ReasonTimeout Reason = "timeout" // golem-box killed it at the deadline
+	ReasonOOM     Reason = "oom"     // the kernel killed it for memory
+	ReasonKilled  Reason = "killed"  // killed from outside (cancelled, or by someone else)
+)
+
+// Result is what a run produced.
+type Result struct {
+	Backend  string        `json:"backend"`
+	ExitCode int           `json:"exit_code"`
+	Signal   string        `json:"signal,omitempty"`
+	Reason   Reason        `json:"reason"`
+	Duration time.Duration `json:"duration_ns"`
+	Stdout   []byte        `json:"stdout"`
+	Stderr   []byte        `json:"stderr"`
+	// StdoutTruncated and StderrTruncated say the output went past the cap.
+	StdoutTruncated bool `json:"stdout_truncated"`
+	StderrTruncated bool `json:"stderr_truncated"`
+}
+
+// Backend runs jobs.
+type Backend interface {
+	// Name is "oci/runc", "oci/crun", "docker", ...
+	Name() string
+	// Available returns nil when the backend can run here, or an error
+	// wrapping ErrUnavailable that says why and how to fix it.
+	Available(ctx context.Context) error
+	// Run runs the job to its end and always cleans up.
+	Run(ctx context.Context, job *Job) (*Result, error)
+}
+
+// TimeoutOrDefault is the job's deadline: its own, else the sandbox's, else none.
+func (j *Job) TimeoutOrDefault() time.Duration {
+	if j.Timeout > 0 {
+		return j.Timeout
+	}
+	return time.Duration(j.Sandbox.Limits.Timeout)
+}
+
+// OutputLimit is the cap on each of stdout and stderr.
+func (j *Job) OutputLimit() int64 {
+	if n := int64(j.Sandbox.Limits.OutputBytes); n > 0 {
+		return n
+	}
+	return DefaultOutputBytes
+}
+
+// CapBuffer keeps the first Limit bytes written to it and counts the rest,
+// so that a chatty process is never blocked and never fills memory.
+type CapBuffer struct {
+	Limit int64
+	mu    sync.Mutex
+	buf   []byte
+	total int64
+}
+
+// Write keeps what fits and always reports the whole write as done.
+func (c *CapBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total += int64(len(p))
+	if room := c.Limit - int64(len(c.buf)); room > 0 {
+		c.buf = append(c.buf, p[:min(int64(len(p)), room)]...)
+	}
+	return len(p), nil
+}
+
+// Bytes returns what was kept.
+func (c *CapBuffer) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf
+}
+
+// Truncated reports whether anything was dropped.
+func (c *CapBuffer) Truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total > int64(len(c.buf))
+}

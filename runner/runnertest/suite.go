@@ -1,0 +1,252 @@
+package runnertest
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/golem-box/golem-box/mountspec"
+	"github.com/golem-box/golem-box/runner"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const canary = "CANARY host secret"
+
+var (
+	probeOnce sync.Once
+	probeDir  string
+	probeErr  error
+)
+
+// buildProbe compiles the probe once per test binary.
+func buildProbe(t *testing.T) string {
+	t.Helper()
+	probeOnce.Do(func() {
+		_, self, _, _ := runtime.Caller(0)
+		probeDir, probeErr = os.MkdirTemp("", "golem-box-probe-")
+		if probeErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(probeDir, "probe"), "./probe")
+		cmd.Dir = filepath.Dir(self)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			probeErr = err
+			t.Logf("%s", out)
+		}
+	})
+	require.NoError(t, probeErr, "build the probe")
+	return probeDir
+}
+
+// fixture is a host tree: proj (the root, read-write), in (read-only at /in),
+// out (read-write at /out), the probe at /probe and, beside the root,
+// canary.txt, which nothing inside may read.
+type fixture struct {
+	dir string
+	sb  *mountspec.Sandbox
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	probe := buildProbe(t)
+	dir := t.TempDir()
+	for _, d := range []string{"proj/src", "in", "out"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "canary.txt"), []byte(canary), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in/doc.txt"), []byte("untrusted document\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "proj/src/app.txt"), []byte("app\n"), 0o644))
+	sb := &mountspec.Sandbox{
+		Root: filepath.Join(dir, "proj"),
+		Mounts: []mountspec.Mount{
+			{Source: filepath.Join(dir, "in"), Target: "/in", ReadOnly: true},
+			{Source: filepath.Join(dir, "out"), Target: "/out"},
+			{Source: probe, Target: "/probe", ReadOnly: true},
+		},
+		Limits: mountspec.Limits{Timeout: mountspec.Duration(60 * time.Second)},
+	}
+	require.NoError(t, sb.Validate())
+	return &fixture{dir: dir, sb: sb}
+}
+
+func (f *fixture) host(rel string) string { return filepath.Join(f.dir, rel) }
+
+func run(t *testing.T, b runner.Backend, job *runner.Job) *runner.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := b.Run(ctx, job)
+	require.NoError(t, err)
+	return res
+}
+
+func sh(f *fixture, script string) *runner.Job {
+	return &runner.Job{Sandbox: f.sb, Args: []string{"/bin/sh", "-c", script}}
+}
+
+// Run runs the conformance suite against the backend that newBackend returns.
+func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
+	b := newBackend(t)
+	require.NoError(t, b.Available(context.Background()), "the backend must be usable here: CI installs and starts everything")
+
+	t.Run("ReadsAndWritesWhereAllowed", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "cat /in/doc.txt /src/app.txt && echo out > /out/o.txt && echo root > /src/new.txt"))
+		require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+		assert.Equal(t, "untrusted document\napp\n", string(res.Stdout))
+		assert.FileExists(t, f.host("out/o.txt"))
+		assert.FileExists(t, f.host("proj/src/new.txt"))
+	})
+
+	t.Run("ReadOnlyMountRefusesWrites", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "echo x > /in/new.txt"))
+		assert.NotEqual(t, 0, res.ExitCode)
+		assert.Contains(t, string(res.Stderr), "Read-only file system")
+		assert.NoFileExists(t, f.host("in/new.txt"))
+		res = run(t, b, sh(f, "echo x > /in/doc.txt; rm -f /in/doc.txt; touch /newtop"))
+		b, err := os.ReadFile(f.host("in/doc.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "untrusted document\n", string(b))
+		assert.NoFileExists(t, f.host("proj/newtop"))
+	})
+
+	t.Run("NothingOutsideTheMountsIsVisible", func(t *testing.T) {
+		f := newFixture(t)
+		script := "cat /canary.txt /../canary.txt " + f.host("canary.txt") + " 2>/dev/null; " +
+			"grep -rl 'CANARY host' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr --exclude-dir=dev 2>/dev/null; true"
+		res := run(t, b, sh(f, script))
+		assert.NotContains(t, string(res.Stdout), canary)
+		assert.Empty(t, strings.TrimSpace(string(res.Stdout)))
+	})
+
+	t.Run("NoNetwork", func(t *testing.T) {
+		f := newFixture(t)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		// The listener is reachable from the host, so a failure inside means isolation.
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		c.Close()
+		res := run(t, b, sh(f, "/probe/probe connect "+ln.Addr().String()))
+		assert.NotEqual(t, 0, res.ExitCode, "stdout: %s", res.Stdout)
+		res = run(t, b, sh(f, "ls /sys/class/net"))
+		assert.Equal(t, "lo\n", string(res.Stdout), "only lo exists")
+	})
+
+	t.Run("HostProcessesInvisible", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '"))
+		lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+		require.Len(t, lines, 2, "stdout %q stderr %q", res.Stdout, res.Stderr)
+		n, err := strconv.Atoi(lines[0])
+		require.NoError(t, err)
+		assert.LessOrEqual(t, n, 5, "only the sandbox's own processes")
+		assert.Contains(t, lines[1], "/bin/sh", "pid 1 is the command itself")
+	})
+
+	t.Run("NoPrivileges", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status"))
+		out := string(res.Stdout)
+		for _, want := range []string{"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapBnd:\t0000000000000000",
+			"NoNewPrivs:\t1", "Seccomp:\t2"} {
+			assert.Contains(t, out, want)
+		}
+	})
+
+	t.Run("DangerousSyscallsFail", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "/probe/probe syscalls; true"))
+		out := string(res.Stdout)
+		for _, name := range []string{"mount", "unshare", "ptrace", "keyctl", "proc-sys-write"} {
+			assert.Contains(t, out, name+"=denied", "%s must fail:\n%s", name, out)
+		}
+	})
+
+	t.Run("TimeoutKills", func(t *testing.T) {
+		f := newFixture(t)
+		job := sh(f, "echo started; sleep 60")
+		job.Timeout = time.Second
+		start := time.Now()
+		res := run(t, b, job)
+		assert.Equal(t, runner.ReasonTimeout, res.Reason)
+		assert.Less(t, time.Since(start), 15*time.Second)
+		assert.Equal(t, "started\n", string(res.Stdout))
+		assert.NotEqual(t, 0, res.ExitCode)
+	})
+
+	t.Run("OutputIsCapped", func(t *testing.T) {
+		f := newFixture(t)
+		f.sb.Limits.OutputBytes = 1000
+		res := run(t, b, sh(f, "head -c 5000000 /dev/zero; echo done >&2"))
+		assert.Equal(t, 0, res.ExitCode)
+		assert.Len(t, res.Stdout, 1000)
+		assert.True(t, res.StdoutTruncated)
+		assert.Equal(t, "done\n", string(res.Stderr))
+		assert.False(t, res.StderrTruncated)
+	})
+
+	t.Run("ExitCodesPropagate", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "exit 7"))
+		assert.Equal(t, 7, res.ExitCode)
+		assert.Equal(t, runner.ReasonExit, res.Reason)
+		// pid 1 ignores signals it has no handler for: a child is killed.
+		res = run(t, b, sh(f, "sh -c 'kill -TERM $$'"))
+		assert.Equal(t, 128+int(syscall.SIGTERM), res.ExitCode)
+		assert.Equal(t, runner.ReasonSignal, res.Reason)
+		assert.Equal(t, "terminated", res.Signal)
+	})
+
+	t.Run("FilesBelongToTheInvokingUser", func(t *testing.T) {
+		f := newFixture(t)
+		res := run(t, b, sh(f, "echo mine > /out/owned.txt; id -u"))
+		require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+		fi, err := os.Stat(f.host("out/owned.txt"))
+		require.NoError(t, err)
+		st := fi.Sys().(*syscall.Stat_t)
+		assert.Equal(t, uint32(os.Getuid()), st.Uid)
+		assert.Equal(t, uint32(os.Getgid()), st.Gid)
+		assert.Equal(t, strconv.Itoa(os.Getuid())+"\n", string(res.Stdout))
+	})
+
+	t.Run("PidsLimit", func(t *testing.T) {
+		f := newFixture(t)
+		f.sb.Limits.PIDs = 20
+		res := run(t, b, sh(f, "i=0; while [ $i -lt 40 ]; do sleep 2 & i=$((i+1)); done; echo started $i"))
+		assert.NotContains(t, string(res.Stdout), "started 40", "40 processes must not fit under pids=20")
+		assert.Contains(t, string(res.Stderr), "fork")
+	})
+
+	t.Run("MemoryLimitOOM", func(t *testing.T) {
+		f := newFixture(t)
+		f.sb.Limits.Memory = 32 << 20
+		res := run(t, b, sh(f, "exec dd if=/dev/zero of=/dev/null bs=64M count=1"))
+		assert.Equal(t, runner.ReasonOOM, res.Reason, "exit %d stderr %s", res.ExitCode, res.Stderr)
+		assert.Equal(t, 128+int(syscall.SIGKILL), res.ExitCode)
+		res = run(t, b, sh(f, "dd if=/dev/zero of=/dev/null bs=8M count=1 2>/dev/null && echo fits"))
+		assert.Equal(t, "fits\n", string(res.Stdout))
+	})
+}
