@@ -203,7 +203,9 @@ func TestCompileRefusals(t *testing.T) {
 		{"workdir in /proc/1/cwd", func(_ *mountspec.Sandbox, o *Options) { o.Workdir = "/proc/1/cwd" }, "CVE-2024-21626"},
 		{"relative workdir", func(_ *mountspec.Sandbox, o *Options) { o.Workdir = "src" }, "absolute"},
 		{"bad env", func(_ *mountspec.Sandbox, o *Options) { o.Env = []string{"=x"} }, "KEY=VALUE"},
-		{"allow-list", func(s *mountspec.Sandbox, _ *Options) { s.Network = mountspec.Network{Enabled: true, Allow: []string{"a.b"}} }, "network.allow"},
+		{"allow-list", func(s *mountspec.Sandbox, _ *Options) {
+			s.Network = mountspec.Network{Enabled: true, Allow: []string{"a.b"}}
+		}, "network.allow"},
 		{"unknown image", func(s *mountspec.Sandbox, _ *Options) { s.Image = "alpine:3" }, `image "alpine:3"`},
 		{"mount under the OS", func(s *mountspec.Sandbox, _ *Options) {
 			s.Mounts = []mountspec.Mount{{Source: td + "/cache", Target: "/usr/local/cache"}}
