@@ -15,7 +15,9 @@ func main() {
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "golem-box:", err)
+		if _, ok := err.(exitError); !ok { // the command's own status says it all
+			fmt.Fprintln(os.Stderr, "golem-box:", err)
+		}
 		os.Exit(exitCode(err))
 	}
 }

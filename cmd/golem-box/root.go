@@ -24,6 +24,10 @@ type usageError struct{ error }
 func (e usageError) Unwrap() error { return e.error }
 
 func exitCode(err error) int {
+	var x exitError
+	if errors.As(err, &x) {
+		return x.code
+	}
 	var u usageError
 	if errors.As(err, &u) || errors.Is(err, mountspec.ErrInvalidConfig) {
 		return exitUsage
@@ -67,6 +71,7 @@ and the --root, --mount and -v flags.`,
 	root.AddCommand(
 		newResolveCmd(g), newReadCmd(g), newWriteCmd(g), newEditCmd(g), newRmCmd(g),
 		newLsCmd(g), newStatCmd(g), newCheckCmd(g), newVersionCmd(g),
+		newRunCmd(g), newCompileCmd(g), newGCCmd(g),
 	)
 	return root
 }

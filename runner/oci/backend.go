@@ -71,8 +71,13 @@ func New(opts ...Option) *Backend {
 	return b
 }
 
-// DefaultStateDir is where bundles live unless WithStateDir says otherwise.
+// DefaultStateDir is where bundles live unless WithStateDir says otherwise:
+// $GOLEM_BOX_STATE_DIR when set, else /run/golem-box for root, else
+// $XDG_RUNTIME_DIR/golem-box, else a per-user directory in the temp dir.
 func DefaultStateDir() string {
+	if d := os.Getenv("GOLEM_BOX_STATE_DIR"); d != "" {
+		return d
+	}
 	if os.Getuid() == 0 {
 		return "/run/golem-box"
 	}
@@ -120,11 +125,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if err := os.MkdirAll(b.runtimeState, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	cb, err := compile.Compile(ctx, job.Sandbox, compile.Options{
-		Args: job.Args, Env: job.Env, Workdir: job.Workdir, Image: job.Image,
-		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
-		BundleDir: bundle, ID: id, Features: b.runtimeFeatures(),
-	})
+	cb, err := b.Compile(ctx, job, bundle, id)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +139,16 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	}
 	defer b.delete(id)
 	return b.run(ctx, job, id, bundle)
+}
+
+// Compile is the bundle a run of job would use, in bundle under the given
+// container id: what `golem-box compile` prints.
+func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
+	return compile.Compile(ctx, job.Sandbox, compile.Options{
+		Args: job.Args, Env: job.Env, Workdir: job.Workdir, Image: job.Image,
+		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
+		BundleDir: bundle, ID: id, Features: b.runtimeFeatures(),
+	})
 }
 
 func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (*runner.Result, error) {
@@ -334,6 +345,7 @@ func counter(file, name string) (int64, bool) {
 
 // GC removes the bundles, containers and state that killed runs left
 // behind, and returns the ids it removed. Runs whose owner is alive stay.
+// Containers the runtime still knows without a bundle are removed too.
 func (b *Backend) GC(ctx context.Context) ([]string, error) {
 	dir := filepath.Join(b.stateDir, "bundles")
 	des, err := os.ReadDir(dir)
@@ -354,6 +366,18 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 			return removed, err
 		}
 		removed = append(removed, de.Name())
+	}
+	if states, err := os.ReadDir(b.runtimeState); err == nil {
+		for _, st := range states {
+			id := st.Name()
+			if _, err := os.Stat(filepath.Join(dir, id)); err == nil || !strings.HasPrefix(id, "gb-") {
+				continue
+			}
+			b.delete(id)
+			if !slices.Contains(removed, id) {
+				removed = append(removed, id)
+			}
+		}
 	}
 	return removed, nil
 }
