@@ -5,5 +5,6 @@
 // symbolic links on disk), and the time to read a 1 MiB file through the
 // sandbox divided by plain os.ReadFile. The two are measured alternately,
 // round after round, and compared by their medians so that a noisy
-// neighbour slows both alike. Runtime backends add their rows as they land.
+// neighbour slows both alike. For containers: `golem-box run -- true` on
+// crun and runc against the raw runtime running an equivalent bundle.
 package main

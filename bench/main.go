@@ -15,9 +15,16 @@ import (
 )
 
 func main() {
-	rounds := flag.Int("rounds", 400, "alternating rounds for each ratio")
+	rounds := flag.Int("rounds", 400, "alternating rounds for each file-tool ratio")
+	runRounds := flag.Int("run-rounds", 30, "alternating rounds for each runtime ratio")
+	gb := flag.String("golem-box", "bin/golem-box", "the golem-box binary to time")
 	flag.Parse()
-	if err := run(*rounds); err != nil {
+	err := run(*rounds)
+	if err == nil {
+		fmt.Println("golem-box bench (containers)")
+		err = benchRuntimes(*gb, *runRounds)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -102,9 +102,31 @@ func (b *Backend) Available(ctx context.Context) error {
 	return nil
 }
 
+// runtimeFeatures asks the runtime once per binary: the answer is cached
+// in the state directory under the binary's path, size and mtime, since
+// asking costs an exec on every run.
 func (b *Backend) runtimeFeatures() compile.Features {
 	b.once.Do(func() {
-		b.features = compile.Features{RecursiveReadOnly: features(b.path), Runtime: filepath.Base(b.path)}
+		b.features = compile.Features{Runtime: filepath.Base(b.path)}
+		key := b.path
+		if fi, err := os.Stat(b.path); err == nil {
+			key = fmt.Sprintf("%s %d %d", b.path, fi.Size(), fi.ModTime().UnixNano())
+		}
+		cache := filepath.Join(b.stateDir, "features", strings.ReplaceAll(strings.TrimPrefix(b.path, "/"), "/", "_"))
+		if data, err := os.ReadFile(cache); err == nil {
+			if k, v, ok := strings.Cut(string(data), "\n"); ok && k == key {
+				b.features.RecursiveReadOnly = v == "rro"
+				return
+			}
+		}
+		b.features.RecursiveReadOnly = features(b.path)
+		v := "-"
+		if b.features.RecursiveReadOnly {
+			v = "rro"
+		}
+		if os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+			_ = os.WriteFile(cache, []byte(key+"\n"+v), 0o600)
+		}
 	})
 	return b.features
 }
@@ -162,13 +184,10 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// The runtime must not die with our terminal's ^C before it is told to
 	// kill the container: give it its own process group.
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	oomBefore := vmstatOOMKills()
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := b.start(cmd); err != nil {
 		return nil, fmt.Errorf("%s: start: %w", b.name, err)
 	}
 	done := make(chan error, 1)
@@ -237,9 +256,23 @@ func startFailed(stderr []byte) bool {
 		strings.HasPrefix(s, "crun: ") || strings.Contains(s, "level=error") || strings.HasPrefix(s, "golem-box: ")
 }
 
+// StartRuntime starts a command of this backend's runtime the way the
+// backend itself does (on hybrid hosts, crun from a private mount
+// namespace). make bench uses it for the raw-runtime baseline.
+func (b *Backend) StartRuntime(cmd *exec.Cmd) error { return b.start(cmd) }
+
+// exec runs a short runtime command (kill, delete) to its end.
+func (b *Backend) exec(args ...string) error {
+	cmd := b.command(args...)
+	if err := b.start(cmd); err != nil {
+		return err
+	}
+	return cmd.Wait()
+}
+
 // killAndWait kills the container and waits for the runtime to report.
 func (b *Backend) killAndWait(id string, cmd *exec.Cmd, done chan error) error {
-	_ = b.command("kill", id, "KILL").Run()
+	_ = b.exec("kill", id, "KILL")
 	select {
 	case err := <-done:
 		return err
@@ -250,9 +283,14 @@ func (b *Backend) killAndWait(id string, cmd *exec.Cmd, done chan error) error {
 	}
 }
 
-// delete removes the container from the runtime, whatever its state.
+// delete removes the container from the runtime, whatever its state. A
+// foreground run that ended has already been deleted by the runtime: its
+// state directory is gone, and there is nothing to run.
 func (b *Backend) delete(id string) {
-	_ = b.command("delete", "--force", id).Run()
+	if _, err := os.Stat(filepath.Join(b.runtimeState, id)); errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	_ = b.exec("delete", "--force", id)
 }
 
 func newID() (string, error) {

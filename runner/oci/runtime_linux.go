@@ -1,31 +1,12 @@
 package oci
 
 import (
-	"os"
+	"fmt"
 	"os/exec"
-	"syscall"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 )
-
-// hybridEnv marks the re-executed helper that starts crun on hybrid hosts.
-const hybridEnv = "GOLEM_BOX_CRUN_HYBRID"
-
-func init() {
-	if os.Getenv(hybridEnv) != "1" {
-		return
-	}
-	// We are the helper, alone in a private mount namespace (Unshareflags
-	// made / rprivate): hide the v2 hierarchy and become the runtime.
-	os.Unsetenv(hybridEnv)
-	if err := unix.Unmount("/sys/fs/cgroup/unified", unix.MNT_DETACH); err != nil && err != unix.EINVAL {
-		os.Stderr.WriteString("golem-box: cannot hide /sys/fs/cgroup/unified for crun: " + err.Error() + "\n")
-		os.Exit(125)
-	}
-	err := syscall.Exec(os.Args[1], os.Args[1:], os.Environ())
-	os.Stderr.WriteString("golem-box: exec " + os.Args[1] + ": " + err.Error() + "\n")
-	os.Exit(125)
-}
 
 // HybridCgroups reports a host with cgroup v1 controllers and a v2
 // hierarchy at /sys/fs/cgroup/unified.
@@ -37,20 +18,37 @@ func HybridCgroups() bool {
 	return root.Type != unix.CGROUP2_SUPER_MAGIC && unified.Type == unix.CGROUP2_SUPER_MAGIC
 }
 
-// command builds the exec.Cmd that runs the runtime with args, through the
-// hybrid helper when needed.
+// command builds the exec.Cmd that runs the runtime with args.
 func (b *Backend) command(args ...string) *exec.Cmd {
-	full := append([]string{"--root", b.runtimeState}, args...)
+	return exec.Command(b.path, append([]string{"--root", b.runtimeState}, args...)...)
+}
+
+// start starts cmd. For crun on a hybrid host it forks from a dedicated OS
+// thread that has a private mount namespace without the v2 hierarchy, so
+// that crun sees plain cgroup v1 and the host's mounts are untouched. The
+// thread stays locked and ends with its goroutine, taking the namespace
+// with it; Go starts new threads from its template thread, so no other
+// thread inherits it.
+func (b *Backend) start(cmd *exec.Cmd) error {
 	if !b.hybrid {
-		return exec.Command(b.path, full...)
+		return cmd.Start()
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return exec.Command(b.path, full...) // fails loudly in crun, as without the helper
-	}
-	cmd := exec.Command(self, append([]string{b.path}, full...)...)
-	cmd.Args[0] = "golem-box-crun-helper"
-	cmd.Env = append(os.Environ(), hybridEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-	return cmd
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
+		if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
+			errc <- fmt.Errorf("crun on hybrid cgroups needs a private mount namespace: %w", err)
+			return
+		}
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			errc <- fmt.Errorf("crun on hybrid cgroups: make / private: %w", err)
+			return
+		}
+		if err := unix.Unmount("/sys/fs/cgroup/unified", unix.MNT_DETACH); err != nil && err != unix.EINVAL {
+			errc <- fmt.Errorf("crun on hybrid cgroups: hide /sys/fs/cgroup/unified: %w", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

@@ -10,3 +10,5 @@ func HybridCgroups() bool { return false }
 func (b *Backend) command(args ...string) *exec.Cmd {
 	return exec.Command(b.path, append([]string{"--root", b.runtimeState}, args...)...)
 }
+
+func (b *Backend) start(cmd *exec.Cmd) error { return cmd.Start() }
