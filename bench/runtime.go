@@ -12,6 +12,7 @@ import (
 
 	"github.com/golem-box/golem-box/mountspec"
 	"github.com/golem-box/golem-box/oci"
+	"github.com/golem-box/golem-box/runner"
 	runneroci "github.com/golem-box/golem-box/runner/oci"
 )
 
@@ -57,8 +58,16 @@ func benchRuntimes(gb string, rounds int) error {
 		boxed := func(int) *exec.Cmd {
 			return exec.Command(gb, "--root", proj, "run", "--runtime", rt, "--", "true")
 		}
-		var tr, tb []time.Duration
+		lib := runneroci.New(runneroci.WithRuntime(path), runneroci.WithStateDir(filepath.Join(dir, "lib-"+rt)))
+		var tr, tb, tl []time.Duration
 		for i := 0; i < rounds; i++ {
+			// The library, in process: what an agent embedding golem-box pays.
+			t0 := time.Now()
+			res, err := lib.Run(context.Background(), &runner.Job{Sandbox: sb, Args: []string{"true"}})
+			if err != nil || res.ExitCode != 0 {
+				return fmt.Errorf("library run on %s: %v %+v", rt, err, res)
+			}
+			tl = append(tl, time.Since(t0))
 			for _, m := range []struct {
 				cmd func(int) *exec.Cmd
 				out *[]time.Duration
@@ -77,7 +86,7 @@ func benchRuntimes(gb string, rounds int) error {
 				*m.out = append(*m.out, time.Since(t0))
 			}
 		}
-		r, g := median(tr), median(tb)
+		r, g, l := median(tr), median(tb), median(tl)
 		ratio := float64(g) / float64(r)
 		goal := ""
 		if rt == "crun" {
@@ -88,6 +97,7 @@ func benchRuntimes(gb string, rounds int) error {
 			note = " (hybrid cgroups: both started from a private mount namespace)"
 		}
 		fmt.Printf("run -- true on %-9s golem-box %v / raw %s run %v = %.2fx%s%s\n", rt, g.Round(time.Microsecond), rt, r.Round(time.Microsecond), ratio, goal, note)
+		fmt.Printf("  the same through the library (Backend.Run, in process): %v = %.2fx\n", l.Round(time.Microsecond), float64(l)/float64(r))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -201,7 +202,7 @@ func orTop(p string) string {
 	return p
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
 
 // yamlError turns the YAML library's errors into ConfigErrors with lines and,
 // where the line holds one field, its path.
@@ -216,7 +217,7 @@ func yamlError(file string, err error, lines map[string]int) error {
 	var errs []error
 	for _, m := range msgs {
 		e := &ConfigError{File: file, Msg: m, Fix: "correct the YAML at that line"}
-		if sub := yamlLine.FindStringSubmatch(m); sub != nil {
+		if sub := yamlLine().FindStringSubmatch(m); sub != nil {
 			e.Line, _ = strconv.Atoi(sub[1])
 			e.Msg = sub[2]
 			for f, l := range lines {

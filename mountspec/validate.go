@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // check is one small validation rule over a normalised sandbox.
@@ -157,12 +158,16 @@ func checkBackend(s *Sandbox, o *origin) []*ConfigError {
 	return []*ConfigError{o.err("sandbox.backend", fmt.Sprintf("unknown backend %q", s.Backend), "use one of: "+strings.Join(names, ", "))}
 }
 
-var domainRe = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+// domainRe is compiled on first use: every golem-box start pays for
+// package-level regexps, and most never validate a domain.
+var domainRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+})
 
 func checkNetwork(s *Sandbox, o *origin) []*ConfigError {
 	var errs []*ConfigError
 	for i, d := range s.Network.Allow {
-		if len(d) > 253 || !domainRe.MatchString(d) {
+		if len(d) > 253 || !domainRe().MatchString(d) {
 			errs = append(errs, o.err(fmt.Sprintf("sandbox.network.allow[%d]", i),
 				fmt.Sprintf("%q is not a domain name", d), `write a lower-case host name such as "proxy.golang.org" or "*.example.com"`))
 		}

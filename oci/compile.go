@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,6 +111,25 @@ type Bundle struct {
 
 var osNames = []string{"bin", "sbin", "usr", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "sys", "tmp"}
 
+// HiddenByImage lists the top-level entries of the sandbox's root that the
+// image "host" hides behind its own /usr, /etc, /proc, /tmp and the rest:
+// a container does not see them (the file tools do). `golem-box check`
+// reports them.
+func HiddenByImage(sb *mountspec.Sandbox) []string {
+	image := sb.Image
+	if sb.Root == "" || (image != "" && image != ImageHost) {
+		return nil
+	}
+	var out []string
+	for _, n := range osNames {
+		if _, err := os.Lstat(filepath.Join(sb.Root, n)); err == nil {
+			out = append(out, "/"+n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Compile turns a validated sandbox into a bundle for an OCI runtime.
 func Compile(ctx context.Context, sb *mountspec.Sandbox, o Options) (*Bundle, error) {
 	if len(o.Args) == 0 {
@@ -175,8 +193,6 @@ func withRoot(image string, sb *mountspec.Sandbox, b *Bundle) SpecOpt {
 	}
 }
 
-var procFD = regexp.MustCompile(`^/proc(/|$)`)
-
 func withProcess(o Options) SpecOpt {
 	return func(_ context.Context, s *specs.Spec) error {
 		p := ensureProcess(s)
@@ -188,7 +204,7 @@ func withProcess(o Options) SpecOpt {
 		if err != nil || !strings.HasPrefix(wd, "/") {
 			return fmt.Errorf("workdir %q: must be an absolute path inside the sandbox", wd)
 		}
-		if procFD.MatchString(clean) {
+		if clean == "/proc" || strings.HasPrefix(clean, "/proc/") {
 			return fmt.Errorf("workdir %q: a working directory under /proc is refused (CVE-2024-21626)", wd)
 		}
 		env := []string{"PATH=" + DefaultPath, "HOME=/tmp"}

@@ -165,6 +165,7 @@ func TestLayout(t *testing.T) {
 	b := compileCaseSpec(t, cases[0], "/b")
 	assert.Equal(t, map[string]string{"latest": "src"}, b.Symlinks, "a top-level link is recreated, never bound")
 	assert.Equal(t, []string{"/etc", "/lib"}, b.Hidden, "root entries hidden by the image's OS paths")
+	assert.Equal(t, b.Hidden, HiddenByImage(&mountspec.Sandbox{Root: td + "/project"}), "check reports what Compile hides")
 	dest := map[string]specs.Mount{}
 	for _, m := range b.Spec.Mounts {
 		dest[m.Destination] = m

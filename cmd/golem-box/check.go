@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/golem-box/golem-box/mountspec"
+	"github.com/golem-box/golem-box/oci"
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +26,9 @@ func newCheckCmd(g *globals) *cobra.Command {
 				Readable []string           `json:"readable"`
 				Writable []string           `json:"writable"`
 				Shadows  []mountspec.Shadow `json:"shadows,omitempty"`
-			}{file, cfg.Sandbox, cfg.Sandbox.ReadablePaths(), cfg.Sandbox.WritablePaths(), cfg.Sandbox.Shadows()}
+				// HiddenInContainers are root entries the image's OS paths hide.
+				HiddenInContainers []string `json:"hidden_in_containers,omitempty"`
+			}{file, cfg.Sandbox, cfg.Sandbox.ReadablePaths(), cfg.Sandbox.WritablePaths(), cfg.Sandbox.Shadows(), oci.HiddenByImage(&cfg.Sandbox)}
 			if report.Readable == nil {
 				report.Readable = []string{}
 			}
@@ -36,6 +39,9 @@ func newCheckCmd(g *globals) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), report)
 			}
 			printSandbox(cmd.OutOrStdout(), file, &cfg.Sandbox, report.Shadows)
+			for _, h := range report.HiddenInContainers {
+				fmt.Fprintf(cmd.OutOrStdout(), "note: %s of the root is hidden in containers by the image's own %s (the file tools still see it)\n", h, h)
+			}
 			return nil
 		},
 	}

@@ -191,9 +191,11 @@ func TestFileCommands(t *testing.T) {
 func TestCheckReportsShadowing(t *testing.T) {
 	home := seedTree(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(home, "project/cache"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "project/etc"), 0o755))
 	r := gb(t, home, "", "--root", "project", "-v", "./.cache:/cache:ro", "check")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "note: mount /cache hides "+filepath.Join(home, "project/cache")+" (from mount /)")
+	assert.Contains(t, r.stdout, "note: /etc of the root is hidden in containers by the image's own /etc")
 }
 
 func TestUsageAndConfigErrorsExitTwo(t *testing.T) {
