@@ -6,17 +6,27 @@ import (
 	"testing"
 )
 
-// TestDependencies keeps the layout honest: the configuration layer never
-// pulls in container clients or the CLI framework (DESIGN.md).
+// TestDependencies keeps the layout honest (DESIGN.md): the configuration
+// and I/O layers never pull in container engines or the CLI framework, and
+// the OCI compiler and the runners never pull in engine clients (oci may
+// use containerd's seccomp profile, which is not a client).
 func TestDependencies(t *testing.T) {
-	for _, pkg := range []string{".", "../sandbox"} {
+	clients := []string{"github.com/docker/docker", "github.com/docker/cli", "github.com/moby/moby", "github.com/containerd/containerd/v2/client", "github.com/spf13/cobra"}
+	for pkg, banned := range map[string][]string{
+		".":                     append(clients, "github.com/containerd/"),
+		"../sandbox":            append(clients, "github.com/containerd/"),
+		"../oci":                clients,
+		"../runner":             append(clients, "github.com/containerd/"),
+		"../runner/oci":         clients,
+		"../runner/runnertest/": clients,
+	} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
 		}
 		for _, dep := range strings.Fields(string(out)) {
-			for _, banned := range []string{"github.com/docker/", "github.com/moby/", "github.com/containerd/", "github.com/spf13/cobra"} {
-				if strings.HasPrefix(dep, banned) {
+			for _, b := range banned {
+				if strings.HasPrefix(dep, b) {
 					t.Errorf("%s imports %s", pkg, dep)
 				}
 			}
