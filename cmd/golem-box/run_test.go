@@ -89,3 +89,30 @@ func sleeping(marker string) bool {
 	out, _ := exec.Command("pgrep", "-f", marker).Output()
 	return strings.TrimSpace(string(out)) != ""
 }
+
+// TestSIGTERMCleansUp: a terminated golem-box kills its container and
+// removes its bundle before it exits; no gc needed.
+func TestSIGTERMCleansUp(t *testing.T) {
+	home := seedTree(t)
+	state := t.TempDir()
+	t.Setenv("GOLEM_BOX_STATE_DIR", state)
+	marker := "golem-sigterm-" + filepath.Base(home)
+	cmd := exec.Command(binary, "--root", filepath.Join(home, "project"), "run", "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")
+	cmd.Dir = home
+	require.NoError(t, cmd.Start())
+	bundles := filepath.Join(state, "bundles")
+	require.Eventually(t, func() bool {
+		des, _ := os.ReadDir(bundles)
+		return len(des) == 1 && sleeping(marker)
+	}, 20*time.Second, 50*time.Millisecond)
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	err := cmd.Wait()
+	assert.Less(t, time.Since(start), 10*time.Second)
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.NotEqual(t, 0, ee.ExitCode())
+	des, _ := os.ReadDir(bundles)
+	assert.Empty(t, des, "the bundle is removed")
+	assert.False(t, sleeping(marker), "the container is gone")
+}
