@@ -19,6 +19,7 @@ func TestDependencies(t *testing.T) {
 		"../runner":             append(clients, "github.com/containerd/"),
 		"../runner/oci":         clients,
 		"../runner/runnertest/": clients,
+		"../images":             append(clients, "github.com/containerd/"),
 	} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {

@@ -49,12 +49,54 @@ type Features struct {
 	Runtime string `json:"runtime,omitempty"`
 }
 
-// HostImage is what the image "host" takes from the host.
+// HostImage is the operating-system layer: what the image "host" takes
+// from the host, or the top level of an image from the cache.
 type HostImage struct {
 	// Dirs are bound read-only at the same path: /usr, /bin, ...
 	Dirs []string
 	// Etc are host files and directories bound read-only into /etc.
 	Etc []string
+	// Binds map a target to a source outside the host's own tree (the
+	// entries of a cached image), bound read-only.
+	Binds map[string]string
+	// Links are top-level symbolic links of the image, recreated as such.
+	Links map[string]string
+	// OwnEtc says the image brings its own /etc.
+	OwnEtc bool
+}
+
+// imageLayer reads the top level of a cached image's root filesystem.
+func imageLayer(rootfs string) (*HostImage, []string, error) {
+	des, err := os.ReadDir(rootfs)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := &HostImage{Binds: map[string]string{}, Links: map[string]string{}}
+	reserved := []string{"proc", "dev", "sys", "tmp"}
+	for _, de := range des {
+		n := de.Name()
+		if slices.Contains(reserved, n) {
+			continue
+		}
+		reserved = append(reserved, n)
+		switch {
+		case de.Type()&os.ModeSymlink != 0:
+			l, err := os.Readlink(filepath.Join(rootfs, n))
+			if err != nil {
+				return nil, nil, err
+			}
+			h.Links[n] = l
+		case n == "etc":
+			h.OwnEtc = true
+			h.Binds["/etc"] = filepath.Join(rootfs, n)
+		case de.IsDir() || de.Type().IsRegular():
+			h.Binds["/"+n] = filepath.Join(rootfs, n)
+		}
+	}
+	if !slices.Contains(reserved, "etc") {
+		reserved = append(reserved, "etc") // golem-box's own /etc goes there
+	}
+	return h, reserved, nil
 }
 
 // DetectHost lists the host's OS directories and /etc entries that exist.
@@ -84,6 +126,10 @@ type Options struct {
 	Terminal bool
 	// Image overrides the sandbox's image.
 	Image string
+	// ImageRootfs is the root filesystem of an image from the cache
+	// (package images), resolved by the caller; required for any image
+	// other than "host" and "none".
+	ImageRootfs string
 	// BundleDir is the absolute path of the run's bundle; the root
 	// filesystem and /etc that golem-box writes live in it.
 	BundleDir string
@@ -145,13 +191,21 @@ func Compile(ctx context.Context, sb *mountspec.Sandbox, o Options) (*Bundle, er
 	if image == "" {
 		image = ImageHost
 	}
-	if image != ImageHost && image != ImageNone {
-		return nil, fmt.Errorf("image %q: %w by this build: only %q and %q exist until images can be imported", image, ErrUnsupported, ImageHost, ImageNone)
+	if image != ImageHost && image != ImageNone && o.ImageRootfs == "" {
+		return nil, fmt.Errorf("image %q: not resolved to a root filesystem (golem-box image ls lists the images there are)", image)
 	}
 	if len(sb.Network.Allow) > 0 {
 		return nil, fmt.Errorf("network.allow: %w: a domain allow-list needs a filtering proxy, which golem-box does not have yet; use network: false or true", ErrUnsupported)
 	}
-	if o.Host == nil {
+	reserved := osNames
+	switch {
+	case o.ImageRootfs != "":
+		var err error
+		if o.Host, reserved, err = imageLayer(o.ImageRootfs); err != nil {
+			return nil, fmt.Errorf("image %q: %w", image, err)
+		}
+		image = ImageHost // from here on, laid out like the host image
+	case o.Host == nil:
 		o.Host = DetectHost()
 	}
 	b := &Bundle{Spec: &specs.Spec{Version: SpecVersion}, Symlinks: map[string]string{}, EtcFiles: map[string]string{}}
@@ -162,7 +216,7 @@ func Compile(ctx context.Context, sb *mountspec.Sandbox, o Options) (*Bundle, er
 		WithNamespaces(sb.Network.Enabled, o.UID, o.GID),
 		WithKernelMounts(),
 		withImage(image, sb, o, b),
-		withUserMounts(image, sb, o.Features, b),
+		withUserMounts(image, sb, o.Features, reserved, b),
 		WithMaskedPaths(),
 		WithResources(sb.Limits, o.ID),
 		WithSeccomp(),
@@ -391,6 +445,24 @@ func withImage(image string, sb *mountspec.Sandbox, o Options, b *Bundle) SpecOp
 			}
 			s.Mounts = append(s.Mounts, specs.Mount{Destination: d, Type: "bind", Source: d, Options: opts})
 		}
+		targets := make([]string, 0, len(o.Host.Binds))
+		for t := range o.Host.Binds {
+			targets = append(targets, t)
+		}
+		slices.Sort(targets)
+		for _, t := range targets {
+			opts, err := bindOpts(o.Host.Binds[t], true, o.Features)
+			if err != nil {
+				return err
+			}
+			s.Mounts = append(s.Mounts, specs.Mount{Destination: t, Type: "bind", Source: o.Host.Binds[t], Options: opts})
+		}
+		for n, l := range o.Host.Links {
+			b.Symlinks[n] = l
+		}
+		if o.Host.OwnEtc {
+			return nil
+		}
 		etc := path.Join(o.BundleDir, "etc")
 		opts, err := bindOpts(etc, true, o.Features)
 		if err != nil {
@@ -438,7 +510,7 @@ func withImage(image string, sb *mountspec.Sandbox, o Options, b *Bundle) SpecOp
 
 // withUserMounts binds the root's top-level entries and the mounts at
 // their virtual paths, parents before children.
-func withUserMounts(image string, sb *mountspec.Sandbox, f Features, b *Bundle) SpecOpt {
+func withUserMounts(image string, sb *mountspec.Sandbox, f Features, reserved []string, b *Bundle) SpecOpt {
 	return func(_ context.Context, s *specs.Spec) error {
 		type bind struct {
 			target, source string
@@ -457,7 +529,7 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, b *Bundle) 
 			for _, de := range des {
 				name, target := de.Name(), "/"+de.Name()
 				switch {
-				case slices.Contains(osNames, name):
+				case slices.Contains(reserved, name):
 					b.Hidden = append(b.Hidden, target)
 				case taken[target]:
 					// a mount shadows it (mountspec reports that)
@@ -475,7 +547,7 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, b *Bundle) 
 			}
 		}
 		for _, m := range sb.Mounts {
-			if err := checkMountPoint(image, sb, m, b); err != nil {
+			if err := checkMountPoint(image, sb, m, reserved, b); err != nil {
 				return err
 			}
 			binds = append(binds, bind{m.Target, m.Source, m.ReadOnly})
@@ -494,9 +566,9 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, b *Bundle) 
 
 // checkMountPoint refuses a mount whose mount point the runtime would have
 // to create in a user directory, or under the OS of the image.
-func checkMountPoint(image string, sb *mountspec.Sandbox, m mountspec.Mount, b *Bundle) error {
+func checkMountPoint(image string, sb *mountspec.Sandbox, m mountspec.Mount, reserved []string, b *Bundle) error {
 	first, _, nested := strings.Cut(m.Target[1:], "/")
-	if image == ImageHost && slices.Contains(osNames, first) && first != "tmp" {
+	if image == ImageHost && slices.Contains(reserved, first) && first != "tmp" {
 		return fmt.Errorf("mount %s: /%s belongs to the image; mount somewhere else (such as /mnt/... or /%s-data)", m.Target, first, first)
 	}
 	if image == ImageHost && !nested {

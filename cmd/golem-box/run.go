@@ -25,7 +25,7 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.backend, "backend", "", "backend: auto, oci, runc, crun (default: sandbox.backend, else auto)")
 	fl.StringVar(&f.runtime, "runtime", "", "OCI runtime binary for the oci backend (default: crun if installed, else runc)")
-	fl.StringVar(&f.image, "image", "", `operating system: "host" (default) or "none" (the root is the whole filesystem)`)
+	fl.StringVar(&f.image, "image", "", `operating system: "host" (default), "none" (the root is the whole filesystem), or a cached image (golem-box image ls)`)
 	fl.StringVarP(&f.workdir, "workdir", "w", "", "working directory inside the sandbox (default /)")
 	fl.StringArrayVarP(&f.env, "env", "e", nil, "add KEY=VALUE to the environment")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the command after this long (default: limits.timeout)")

@@ -116,3 +116,30 @@ func TestSIGTERMCleansUp(t *testing.T) {
 	assert.Empty(t, des, "the bundle is removed")
 	assert.False(t, sleeping(marker), "the container is gone")
 }
+
+func TestImageBuildAndRun(t *testing.T) {
+	home := seedTree(t)
+	t.Setenv("GOLEM_BOX_STATE_DIR", t.TempDir())
+	t.Setenv("GOLEM_BOX_IMAGES", t.TempDir())
+	r := gb(t, home, "", "image", "build", "--from-host", "--name", "mini:1", "sh", "cat", "ls")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "mini:1")
+	r = gb(t, home, "", "image", "ls")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "from-host sh cat ls")
+
+	r = gb(t, home, "", "--root", "project", "run", "--image", "mini:1", "--", "sh", "-c", "ls /usr/bin; cat /src/app.ts; ls /usr/lib/python3 2>&1 || true")
+	require.Equal(t, 0, r.code, r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	require.GreaterOrEqual(t, len(lines), 5, r.stdout)
+	assert.Equal(t, []string{"cat", "ls", "sh", "export {}"}, lines[:4], "only the image's binaries, and the sandbox's files")
+	assert.Contains(t, r.stdout, "No such file", "nothing else of the host")
+
+	r = gb(t, home, "", "--root", "project", "run", "--image", "nope:1", "--", "true")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "image not found")
+	r = gb(t, home, "", "image", "rm", "mini:1")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = gb(t, home, "", "image", "build", "sh")
+	assert.Equal(t, 2, r.code, "golem-box never pulls: only --from-host builds")
+}

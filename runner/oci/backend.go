@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/golem-box/golem-box/images"
 	compile "github.com/golem-box/golem-box/oci"
 	"github.com/golem-box/golem-box/runner"
 )
@@ -28,6 +29,7 @@ type Backend struct {
 	path         string // the runtime binary
 	stateDir     string // bundles live in stateDir/bundles
 	runtimeState string // the runtime's --root
+	imageDir     string // the image cache
 	hybrid       bool   // crun on a hybrid cgroup host: use the helper
 
 	once     sync.Once
@@ -39,6 +41,9 @@ type Option func(*Backend)
 
 // WithRuntime chooses the runtime binary (a name on PATH or a path).
 func WithRuntime(path string) Option { return func(b *Backend) { b.path = path } }
+
+// WithImageDir moves the image cache (default images.DefaultDir()).
+func WithImageDir(dir string) Option { return func(b *Backend) { b.imageDir = dir } }
 
 // WithStateDir moves the private state directory (default: /run/golem-box
 // for root, else $XDG_RUNTIME_DIR/golem-box, else the temp directory).
@@ -63,6 +68,9 @@ func New(opts ...Option) *Backend {
 	}
 	if b.stateDir == "" {
 		b.stateDir = DefaultStateDir()
+	}
+	if b.imageDir == "" {
+		b.imageDir = images.DefaultDir()
 	}
 	base := filepath.Base(b.path)
 	b.name = "oci/" + base
@@ -166,11 +174,23 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 // Compile is the bundle a run of job would use, in bundle under the given
 // container id: what `golem-box compile` prints.
 func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
-	return compile.Compile(ctx, job.Sandbox, compile.Options{
+	o := compile.Options{
 		Args: job.Args, Env: job.Env, Workdir: job.Workdir, Image: job.Image,
 		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
 		BundleDir: bundle, ID: id, Features: b.runtimeFeatures(),
-	})
+	}
+	image := job.Image
+	if image == "" {
+		image = job.Sandbox.Image
+	}
+	if image != "" && image != compile.ImageHost && image != compile.ImageNone {
+		img, err := (&images.Cache{Dir: b.imageDir}).Get(image)
+		if err != nil {
+			return nil, err
+		}
+		o.Image, o.ImageRootfs = image, img.Rootfs
+	}
+	return compile.Compile(ctx, job.Sandbox, o)
 }
 
 func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (*runner.Result, error) {
