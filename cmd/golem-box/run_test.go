@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,30 +92,41 @@ func sleeping(marker string) bool {
 }
 
 // TestSIGTERMCleansUp: a terminated golem-box kills its container and
-// removes its bundle before it exits; no gc needed.
+// removes its bundle before it exits; no gc needed. The signal comes once
+// the container runs, and also at once, while the runtime is still
+// creating it.
 func TestSIGTERMCleansUp(t *testing.T) {
-	home := seedTree(t)
-	state := t.TempDir()
-	t.Setenv("GOLEM_BOX_STATE_DIR", state)
-	marker := "golem-sigterm-" + filepath.Base(home)
-	cmd := exec.Command(binary, "--root", filepath.Join(home, "project"), "run", "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")
-	cmd.Dir = home
-	require.NoError(t, cmd.Start())
-	bundles := filepath.Join(state, "bundles")
-	require.Eventually(t, func() bool {
-		des, _ := os.ReadDir(bundles)
-		return len(des) == 1 && sleeping(marker)
-	}, 20*time.Second, 50*time.Millisecond)
-	start := time.Now()
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	err := cmd.Wait()
-	assert.Less(t, time.Since(start), 10*time.Second)
-	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee)
-	assert.NotEqual(t, 0, ee.ExitCode())
-	des, _ := os.ReadDir(bundles)
-	assert.Empty(t, des, "the bundle is removed")
-	assert.False(t, sleeping(marker), "the container is gone")
+	for _, tc := range []struct {
+		rt    string
+		early bool
+	}{{"runc", false}, {"crun", false}, {"runc", true}, {"crun", true}} {
+		t.Run(fmt.Sprintf("%s/early=%v", tc.rt, tc.early), func(t *testing.T) {
+			home := seedTree(t)
+			state := t.TempDir()
+			t.Setenv("GOLEM_BOX_STATE_DIR", state)
+			marker := "golem-sigterm-" + tc.rt + "-" + filepath.Base(home)
+			cmd := exec.Command(binary, "--root", filepath.Join(home, "project"), "run", "--runtime", tc.rt, "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")
+			cmd.Dir = home
+			require.NoError(t, cmd.Start())
+			bundles := filepath.Join(state, "bundles")
+			if tc.early {
+				time.Sleep(5 * time.Millisecond)
+			} else {
+				require.Eventually(t, func() bool { return running(tc.rt, state) == 1 }, 20*time.Second, 50*time.Millisecond)
+			}
+			start := time.Now()
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			err := cmd.Wait()
+			assert.Less(t, time.Since(start), 15*time.Second, "golem-box must not wait for the command")
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			assert.NotEqual(t, 0, ee.ExitCode())
+			des, _ := os.ReadDir(bundles)
+			assert.Empty(t, des, "the bundle is removed")
+			assert.Equal(t, 0, running(tc.rt, state), "no container left")
+			assert.Eventually(t, func() bool { return !sleeping(marker) }, 10*time.Second, 100*time.Millisecond, "no process left")
+		})
+	}
 }
 
 func TestImageBuildAndRun(t *testing.T) {

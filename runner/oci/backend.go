@@ -205,6 +205,9 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 	// The runtime must not die with our terminal's ^C before it is told to
 	// kill the container: give it its own process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Processes of the container may hold our output pipes after the
+	// runtime is gone; do not wait for them forever.
+	cmd.WaitDelay = 2 * time.Second
 	oomBefore := vmstatOOMKills()
 	start := time.Now()
 	if err := b.start(cmd); err != nil {
@@ -291,16 +294,23 @@ func (b *Backend) exec(args ...string) error {
 }
 
 // killAndWait kills the container and waits for the runtime to report.
+// A cancel can come while the runtime is still creating the container,
+// when `kill` has nothing to kill yet: it is retried until the runtime
+// returns or 5 s pass; then the runtime itself is killed, and the deferred
+// `delete --force` removes whatever it had started.
 func (b *Backend) killAndWait(id string, cmd *exec.Cmd, done chan error) error {
-	_ = b.exec("kill", id, "KILL")
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(5 * time.Second):
-		// The runtime did not return: kill it and its helper too.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		return <-done
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		_ = b.exec("kill", id, "KILL")
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	b.delete(id) // the container's processes hold the pipes that Wait drains
+	return <-done
 }
 
 // delete removes the container from the runtime, whatever its state. A
