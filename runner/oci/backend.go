@@ -159,12 +159,16 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if err != nil {
 		return nil, err
 	}
-	// The owner file lets GC tell a live run from a leftover.
 	defer os.RemoveAll(bundle)
-	if err := cb.Write(bundle); err != nil {
-		return nil, err
+	// The owner file comes first: it lets GC tell a live run from a
+	// leftover, and a bundle must never be seen without it.
+	if err := os.Mkdir(bundle, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(bundle, "owner"), []byte(ownerStamp()), 0o600); err != nil {
+		return nil, err
+	}
+	if err := cb.Write(bundle); err != nil {
 		return nil, err
 	}
 	defer b.delete(id)
