@@ -197,26 +197,25 @@ func Compile(ctx context.Context, sb *mountspec.Sandbox, o Options) (*Bundle, er
 	if len(sb.Network.Allow) > 0 {
 		return nil, fmt.Errorf("network.allow: %w: a domain allow-list needs a filtering proxy, which golem-box does not have yet; use network: false or true", ErrUnsupported)
 	}
-	reserved := osNames
+	layer := &osLayer{whole: image == ImageNone, host: o.Host, reserved: osNames}
 	switch {
 	case o.ImageRootfs != "":
 		var err error
-		if o.Host, reserved, err = imageLayer(o.ImageRootfs); err != nil {
+		if layer.host, layer.reserved, err = imageLayer(o.ImageRootfs); err != nil {
 			return nil, fmt.Errorf("image %q: %w", image, err)
 		}
-		image = ImageHost // from here on, laid out like the host image
-	case o.Host == nil:
-		o.Host = DetectHost()
+	case layer.host == nil && !layer.whole:
+		layer.host = DetectHost()
 	}
 	b := &Bundle{Spec: &specs.Spec{Version: SpecVersion}, Symlinks: map[string]string{}, EtcFiles: map[string]string{}}
 	err := Compose(
-		withRoot(image, sb, b),
+		withRoot(layer, sb, b),
 		withProcess(o),
 		WithHostname(Hostname),
 		WithNamespaces(sb.Network.Enabled, o.UID, o.GID),
 		WithKernelMounts(),
-		withImage(image, sb, o, b),
-		withUserMounts(image, sb, o.Features, reserved, b),
+		withOSLayer(layer, sb, o, b),
+		withUserMounts(layer, sb, o.Features, b),
 		WithMaskedPaths(),
 		WithResources(sb.Limits, o.ID),
 		WithSeccomp(),
@@ -227,10 +226,20 @@ func Compile(ctx context.Context, sb *mountspec.Sandbox, o Options) (*Bundle, er
 	return b, nil
 }
 
-func withRoot(image string, sb *mountspec.Sandbox, b *Bundle) SpecOpt {
+// osLayer is where the container's operating system comes from: either the
+// sandbox's root is the whole root filesystem (image "none"), or golem-box's
+// empty root filesystem gets an OS layer bound into it (the host's, or a
+// cached image's) and the root's entries beside it.
+type osLayer struct {
+	whole    bool       // image "none"
+	host     *HostImage // the OS layer, when not whole
+	reserved []string   // top-level names the OS layer (and the kernel mounts) own
+}
+
+func withRoot(layer *osLayer, sb *mountspec.Sandbox, b *Bundle) SpecOpt {
 	return func(_ context.Context, s *specs.Spec) error {
 		s.Root = &specs.Root{Path: "rootfs", Readonly: true}
-		if image != ImageNone {
+		if !layer.whole {
 			return nil
 		}
 		if sb.Root == "" {
@@ -433,34 +442,34 @@ func bindOpts(source string, ro bool, f Features) ([]string, error) {
 	return append(opts, "ro"), nil
 }
 
-func withImage(image string, sb *mountspec.Sandbox, o Options, b *Bundle) SpecOpt {
+func withOSLayer(layer *osLayer, sb *mountspec.Sandbox, o Options, b *Bundle) SpecOpt {
 	return func(_ context.Context, s *specs.Spec) error {
-		if image != ImageHost {
+		if layer.whole {
 			return nil
 		}
-		for _, d := range o.Host.Dirs {
+		for _, d := range layer.host.Dirs {
 			opts, err := bindOpts(d, true, o.Features)
 			if err != nil {
 				return err
 			}
 			s.Mounts = append(s.Mounts, specs.Mount{Destination: d, Type: "bind", Source: d, Options: opts})
 		}
-		targets := make([]string, 0, len(o.Host.Binds))
-		for t := range o.Host.Binds {
+		targets := make([]string, 0, len(layer.host.Binds))
+		for t := range layer.host.Binds {
 			targets = append(targets, t)
 		}
 		slices.Sort(targets)
 		for _, t := range targets {
-			opts, err := bindOpts(o.Host.Binds[t], true, o.Features)
+			opts, err := bindOpts(layer.host.Binds[t], true, o.Features)
 			if err != nil {
 				return err
 			}
-			s.Mounts = append(s.Mounts, specs.Mount{Destination: t, Type: "bind", Source: o.Host.Binds[t], Options: opts})
+			s.Mounts = append(s.Mounts, specs.Mount{Destination: t, Type: "bind", Source: layer.host.Binds[t], Options: opts})
 		}
-		for n, l := range o.Host.Links {
+		for n, l := range layer.host.Links {
 			b.Symlinks[n] = l
 		}
-		if o.Host.OwnEtc {
+		if layer.host.OwnEtc {
 			return nil
 		}
 		etc := path.Join(o.BundleDir, "etc")
@@ -483,7 +492,7 @@ func withImage(image string, sb *mountspec.Sandbox, o Options, b *Bundle) SpecOp
 		b.EtcFiles["hosts"] = "127.0.0.1\tlocalhost " + Hostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 		b.EtcFiles["nsswitch.conf"] = "passwd: files\ngroup: files\nhosts: files dns\n"
 		b.EtcFiles["resolv.conf"] = ""
-		etcBinds := slices.Clone(o.Host.Etc)
+		etcBinds := slices.Clone(layer.host.Etc)
 		if sb.Network.Enabled {
 			etcBinds = append(etcBinds, "/etc/resolv.conf")
 		}
@@ -510,7 +519,7 @@ func withImage(image string, sb *mountspec.Sandbox, o Options, b *Bundle) SpecOp
 
 // withUserMounts binds the root's top-level entries and the mounts at
 // their virtual paths, parents before children.
-func withUserMounts(image string, sb *mountspec.Sandbox, f Features, reserved []string, b *Bundle) SpecOpt {
+func withUserMounts(layer *osLayer, sb *mountspec.Sandbox, f Features, b *Bundle) SpecOpt {
 	return func(_ context.Context, s *specs.Spec) error {
 		type bind struct {
 			target, source string
@@ -521,7 +530,7 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, reserved []
 		for _, m := range sb.Mounts {
 			taken[m.Target] = true
 		}
-		if image == ImageHost && sb.Root != "" {
+		if !layer.whole && sb.Root != "" {
 			des, err := os.ReadDir(sb.Root)
 			if err != nil {
 				return fmt.Errorf("sandbox.root: %w", err)
@@ -529,7 +538,7 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, reserved []
 			for _, de := range des {
 				name, target := de.Name(), "/"+de.Name()
 				switch {
-				case slices.Contains(reserved, name):
+				case slices.Contains(layer.reserved, name):
 					b.Hidden = append(b.Hidden, target)
 				case taken[target]:
 					// a mount shadows it (mountspec reports that)
@@ -547,7 +556,7 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, reserved []
 			}
 		}
 		for _, m := range sb.Mounts {
-			if err := checkMountPoint(image, sb, m, reserved, b); err != nil {
+			if err := checkMountPoint(layer, sb, m, b); err != nil {
 				return err
 			}
 			binds = append(binds, bind{m.Target, m.Source, m.ReadOnly})
@@ -566,12 +575,12 @@ func withUserMounts(image string, sb *mountspec.Sandbox, f Features, reserved []
 
 // checkMountPoint refuses a mount whose mount point the runtime would have
 // to create in a user directory, or under the OS of the image.
-func checkMountPoint(image string, sb *mountspec.Sandbox, m mountspec.Mount, reserved []string, b *Bundle) error {
+func checkMountPoint(layer *osLayer, sb *mountspec.Sandbox, m mountspec.Mount, b *Bundle) error {
 	first, _, nested := strings.Cut(m.Target[1:], "/")
-	if image == ImageHost && slices.Contains(reserved, first) && first != "tmp" {
+	if !layer.whole && slices.Contains(layer.reserved, first) && first != "tmp" {
 		return fmt.Errorf("mount %s: /%s belongs to the image; mount somewhere else (such as /mnt/... or /%s-data)", m.Target, first, first)
 	}
-	if image == ImageHost && !nested {
+	if !layer.whole && !nested {
 		return nil // a top-level mount point lives in golem-box's root filesystem
 	}
 	lower := *sb
@@ -580,7 +589,7 @@ func checkMountPoint(image string, sb *mountspec.Sandbox, m mountspec.Mount, res
 	if err != nil {
 		return nil // not under any mount: golem-box's root filesystem
 	}
-	if r.Target == "/" && image == ImageHost {
+	if r.Target == "/" && !layer.whole {
 		if _, ok := b.Symlinks[first]; ok {
 			return fmt.Errorf("mount %s: /%s is a symbolic link in the root; mount at the path it points to", m.Target, first)
 		}
