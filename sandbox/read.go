@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
 	"strings"
 )
 
@@ -155,34 +157,38 @@ func readLines(r *bufio.Reader, opt ReadOptions, res *ReadResult) error {
 // ReadFile returns a whole file's bytes, bounded by files.max_file_bytes (or
 // DefaultMaxFileBytes when unset). It applies the same checks as Read.
 func (f *FS) ReadFile(unsafePath string) ([]byte, error) {
-	data, _, err := f.readFile("read", unsafePath)
-	return data, err
+	return f.readFile("read", unsafePath)
 }
 
-func (f *FS) readFile(op, unsafePath string) ([]byte, *loc, error) {
+func (f *FS) readFile(op, unsafePath string) ([]byte, error) {
 	fh, fi, l, err := f.openRead(op, unsafePath)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer fh.Close()
+	return f.readOpened(op, unsafePath, l, fh, fi)
+}
+
+// readOpened reads a whole file opened at l, with the suffix and size rules.
+func (f *FS) readOpened(op, unsafePath string, l *loc, fh *os.File, fi fs.FileInfo) ([]byte, error) {
 	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	lim := int64(f.sb.Files.MaxFileBytes)
 	if lim <= 0 {
 		lim = DefaultMaxFileBytes
 	}
 	if fi.Size() > lim {
-		return nil, nil, f.tooLarge(op, unsafePath, fi.Size(), lim)
+		return nil, f.tooLarge(op, unsafePath, fi.Size(), lim)
 	}
 	data, err := readAtMost(fh, fi.Size(), lim)
 	if err != nil {
-		return nil, nil, f.fsError(op, unsafePath, err)
+		return nil, f.fsError(op, unsafePath, err)
 	}
 	if int64(len(data)) > lim {
-		return nil, nil, f.tooLarge(op, unsafePath, int64(len(data)), lim)
+		return nil, f.tooLarge(op, unsafePath, int64(len(data)), lim)
 	}
-	return data, l, nil
+	return data, nil
 }
 
 // readAtMost reads r to its end or to lim+1 bytes, sizing the buffer from

@@ -171,10 +171,18 @@ func (f *FS) Edit(unsafePath, old, new string, all bool) (*EditResult, error) {
 		e.Detail = "The text to replace is empty; give the exact text to change."
 		return nil, e
 	}
-	if _, err := f.writableLoc(op, unsafePath); err != nil {
+	// One walk: the place must be writable, and the file read is the one
+	// walked to (openVerified compares them).
+	l, err := f.writableLoc(op, unsafePath)
+	if err != nil {
 		return nil, err
 	}
-	data, l, err := f.readFile(op, unsafePath)
+	fh, fi, err := f.openVerified(op, unsafePath, l)
+	if err != nil {
+		return nil, err
+	}
+	data, err := f.readOpened(op, unsafePath, l, fh, fi)
+	fh.Close()
 	if err != nil {
 		return nil, err
 	}
