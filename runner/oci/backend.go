@@ -30,7 +30,7 @@ type Backend struct {
 	stateDir     string // bundles live in stateDir/bundles
 	runtimeState string // the runtime's --root
 	imageDir     string // the image cache
-	hybrid       bool   // crun on a hybrid cgroup host: use the helper
+	hybrid       bool   // crun on a hybrid cgroup host: start it from a private mount namespace
 
 	once     sync.Once
 	features compile.Features
@@ -64,7 +64,7 @@ func New(opts ...Option) *Backend {
 		}
 	}
 	if p, err := exec.LookPath(b.path); err == nil {
-		b.path = p // the crun helper execs it by path
+		b.path = p // resolved once, not on every exec
 	}
 	if b.stateDir == "" {
 		b.stateDir = DefaultStateDir()

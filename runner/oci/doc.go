@@ -11,8 +11,8 @@
 //
 // crun refuses hosts whose cgroups are in "hybrid" mode (v1 controllers
 // with a v2 hierarchy at /sys/fs/cgroup/unified), such as Debian 12 with
-// its default boot options. There the backend starts crun through a tiny
-// helper: golem-box re-executes itself in a private mount namespace,
-// unmounts /sys/fs/cgroup/unified there (the host is untouched) and execs
-// crun, which then sees plain cgroup v1.
+// its default boot options. There the backend forks crun from a dedicated
+// OS thread that has a private mount namespace in which
+// /sys/fs/cgroup/unified is unmounted (the host is untouched), so that crun
+// sees plain cgroup v1. See runtime_linux.go.
 package oci
