@@ -200,7 +200,8 @@ func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id strin
 func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (*runner.Result, error) {
 	lim := job.OutputLimit()
 	stdout, stderr := &runner.CapBuffer{Limit: lim}, &runner.CapBuffer{Limit: lim}
-	cmd := b.command("run", "--bundle", bundle, id)
+	logFile := filepath.Join(bundle, "runtime.log")
+	cmd := b.command(append(b.logArgs(logFile), "run", "--bundle", bundle, id)...)
 	cmd.Stdin = job.Stdin
 	if cmd.Stdin == nil {
 		cmd.Stdin = bytes.NewReader(nil)
@@ -269,18 +270,40 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 		reason = runner.ReasonExit
 	}
 	res.Reason = reason
-	if code != 0 && reason == runner.ReasonExit && len(res.Stderr) > 0 && startFailed(res.Stderr) {
-		return res, fmt.Errorf("%s could not start the container: %s", b.name, bytes.TrimSpace(res.Stderr))
+	if msg := runtimeError(logFile); code != 0 && msg != "" {
+		return res, fmt.Errorf("%s could not run the container: %s", b.name, msg)
 	}
 	return res, nil
 }
 
-// startFailed recognises the runtime's own errors (as opposed to the
-// command's) on stderr.
-func startFailed(stderr []byte) bool {
-	s := string(stderr)
-	return strings.Contains(s, "runc run failed") || strings.Contains(s, "unable to start container process") ||
-		strings.HasPrefix(s, "crun: ") || strings.Contains(s, "level=error") || strings.HasPrefix(s, "golem-box: ")
+// logArgs send the runtime's own messages to a JSON log file: crun takes
+// a destination ("file:PATH"), runc and the runtimes that follow it a path.
+func (b *Backend) logArgs(file string) []string {
+	if filepath.Base(b.path) == "crun" {
+		return []string{"--log=file:" + file, "--log-format=json"}
+	}
+	return []string{"--log=" + file, "--log-format=json"}
+}
+
+// runtimeError reads the runtime's own error entries from its JSON log.
+// The runtime also prints them on stderr, but stderr is the command's too:
+// a command that prints "level=error" and fails is not a runtime failure.
+func runtimeError(logFile string) string {
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		return ""
+	}
+	var msgs []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Level string `json:"level"`
+			Msg   string `json:"msg"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && (e.Level == "error" || e.Level == "fatal") && e.Msg != "" {
+			msgs = append(msgs, e.Msg)
+		}
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // StartRuntime starts a command of this backend's runtime the way the

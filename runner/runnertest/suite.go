@@ -185,6 +185,15 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 		}
 	})
 
+	t.Run("RuntimeFailureIsAnError", func(t *testing.T) {
+		f := newFixture(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := b.Run(ctx, &runner.Job{Sandbox: f.sb, Args: []string{"/no/such/program"}})
+		require.Error(t, err, "a command that cannot even start is golem-box's error, not an exit status")
+		assert.Contains(t, err.Error(), "/no/such/program")
+	})
+
 	t.Run("TimeoutKills", func(t *testing.T) {
 		f := newFixture(t)
 		job := sh(f, "echo started; sleep 60")
@@ -213,6 +222,11 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 		res := run(t, b, sh(f, "exit 7"))
 		assert.Equal(t, 7, res.ExitCode)
 		assert.Equal(t, runner.ReasonExit, res.Reason)
+		// A command whose stderr looks like a runtime's log is still the
+		// command failing, not the runtime.
+		res = run(t, b, sh(f, "echo 'level=error msg=\"runc run failed: unable to start container process\"' >&2; exit 1"))
+		assert.Equal(t, 1, res.ExitCode)
+		assert.Contains(t, string(res.Stderr), "runc run failed")
 		// pid 1 ignores signals it has no handler for: a child is killed.
 		res = run(t, b, sh(f, "sh -c 'kill -TERM $$'"))
 		assert.Equal(t, 128+int(syscall.SIGTERM), res.ExitCode)
