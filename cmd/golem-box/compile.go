@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/golem-box/golem-box/runner/oci"
@@ -22,7 +23,7 @@ func newCompileCmd(g *globals) *cobra.Command {
 			}
 			ob, ok := b.(*oci.Backend)
 			if !ok {
-				return usageError{errNotOCI(b.Name())}
+				return usageError{fmt.Errorf("compile prints OCI specs; backend %s does not use one", b.Name())}
 			}
 			bundle, err := ob.Compile(cmd.Context(), job, filepath.Join(oci.DefaultStateDir(), "bundles", "compiled"), "compiled")
 			if err != nil {

@@ -110,7 +110,12 @@ func TestSIGTERMCleansUp(t *testing.T) {
 			require.NoError(t, cmd.Start())
 			bundles := filepath.Join(state, "bundles")
 			if tc.early {
-				time.Sleep(5 * time.Millisecond)
+				// The bundle exists: golem-box handles signals and the
+				// runtime is creating the container, or about to.
+				require.Eventually(t, func() bool {
+					des, _ := os.ReadDir(bundles)
+					return len(des) == 1
+				}, 20*time.Second, time.Millisecond)
 			} else {
 				require.Eventually(t, func() bool { return running(tc.rt, state) == 1 }, 20*time.Second, 50*time.Millisecond)
 			}
