@@ -86,10 +86,7 @@ func (c *Cache) add(stream io.Reader, id, name, source string) (*Image, error) {
 		img = old // same content: keep the tree, add the name
 	} else if err := os.Rename(tmp, final); err != nil {
 		return nil, err
-	} else {
-		tmp = "" // moved into place
-		_ = tmp
-	}
+	} // once renamed, the deferred RemoveAll(tmp) finds nothing
 	if name != "" {
 		if err := c.untag(name); err != nil {
 			return nil, err

@@ -91,7 +91,7 @@ func within(p, target string) bool {
 func (s *Sandbox) Resolve(unsafePath string) (Resolution, error) {
 	v, err := CleanVirtual(unsafePath)
 	if err != nil {
-		return Resolution{}, s.pathError("resolve", unsafePath, err)
+		return Resolution{}, s.PathError("resolve", unsafePath, err)
 	}
 	best := -1
 	for i := range s.Mounts {
@@ -108,7 +108,7 @@ func (s *Sandbox) Resolve(unsafePath string) (Resolution, error) {
 	case s.Root != "":
 		r = Resolution{Virtual: v, Target: "/", Source: s.Root, ReadOnly: s.ReadOnly}
 	default:
-		return Resolution{}, s.pathError("resolve", unsafePath, ErrOutsideSandbox)
+		return Resolution{}, s.PathError("resolve", unsafePath, ErrOutsideSandbox)
 	}
 	if len(v) == len(r.Target) {
 		r.Rel, r.Host = ".", r.Source
@@ -138,7 +138,7 @@ func (s *Sandbox) ResolveWritable(op, unsafePath string) (Resolution, error) {
 		return r, err
 	}
 	if r.ReadOnly {
-		return r, s.pathError(op, unsafePath, ErrReadOnly)
+		return r, s.PathError(op, unsafePath, ErrReadOnly)
 	}
 	return r, nil
 }
@@ -196,12 +196,10 @@ func (s *Sandbox) WritablePaths() []string {
 	return out
 }
 
-// PathError builds the guiding error for op on unsafePath.
+// PathError builds the guiding error for op on unsafePath: the readable
+// paths for ErrOutsideSandbox, the writable ones for ErrReadOnly, the
+// suffixes for ErrSuffixNotAllowed.
 func (s *Sandbox) PathError(op, unsafePath string, err error) *PathError {
-	return s.pathError(op, unsafePath, err)
-}
-
-func (s *Sandbox) pathError(op, unsafePath string, err error) *PathError {
 	e := &PathError{Op: op, Path: unsafePath, Err: err}
 	switch err {
 	case ErrOutsideSandbox:
@@ -234,7 +232,7 @@ func (s *Sandbox) Restrict(r Restriction) (Sandbox, error) {
 	if r.Restrict != "" {
 		v, err := CleanVirtual(r.Restrict)
 		if err != nil {
-			return Sandbox{}, s.pathError("restrict to", r.Restrict, err)
+			return Sandbox{}, s.PathError("restrict to", r.Restrict, err)
 		}
 		sub = v
 	}
@@ -254,7 +252,7 @@ func (s *Sandbox) Restrict(r Restriction) (Sandbox, error) {
 			}
 		}
 		if len(child.Mounts) == 0 {
-			return Sandbox{}, s.pathError("restrict to", r.Restrict, ErrOutsideSandbox)
+			return Sandbox{}, s.PathError("restrict to", r.Restrict, ErrOutsideSandbox)
 		}
 	}
 	if r.ReadOnly == nil {
