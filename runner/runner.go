@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/golem-box/golem-box/mountspec"
@@ -125,4 +126,27 @@ func (c *CapBuffer) Truncated() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.total > int64(len(c.buf))
+}
+
+// SetExit records how the run ended from its exit status, read the way a
+// shell does: 128+N is signal N. reason, when set, is what golem-box itself
+// did (timeout, killed) and wins; a SIGKILL nobody here sent is an OOM kill
+// when oom says so, else a kill from outside.
+func (r *Result) SetExit(code int, reason Reason, oom func() bool) {
+	r.ExitCode = code
+	if code > 128 && code < 128+65 {
+		r.Signal = syscall.Signal(code - 128).String()
+	}
+	switch {
+	case reason != "":
+	case code == 128+int(syscall.SIGKILL) && oom != nil && oom():
+		reason = ReasonOOM
+	case code == 128+int(syscall.SIGKILL):
+		reason = ReasonKilled
+	case r.Signal != "":
+		reason = ReasonSignal
+	default:
+		reason = ReasonExit
+	}
+	r.Reason = reason
 }

@@ -3,8 +3,6 @@ package oci
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +18,7 @@ import (
 	"github.com/golem-box/golem-box/images"
 	compile "github.com/golem-box/golem-box/oci"
 	"github.com/golem-box/golem-box/runner"
+	"github.com/golem-box/golem-box/runner/runstate"
 )
 
 // Backend runs jobs on an OCI runtime binary.
@@ -79,21 +77,9 @@ func New(opts ...Option) *Backend {
 	return b
 }
 
-// DefaultStateDir is where bundles live unless WithStateDir says otherwise:
-// $GOLEM_BOX_STATE_DIR when set, else /run/golem-box for root, else
-// $XDG_RUNTIME_DIR/golem-box, else a per-user directory in the temp dir.
-func DefaultStateDir() string {
-	if d := os.Getenv("GOLEM_BOX_STATE_DIR"); d != "" {
-		return d
-	}
-	if os.Getuid() == 0 {
-		return "/run/golem-box"
-	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "golem-box")
-	}
-	return filepath.Join(os.TempDir(), "golem-box-"+strconv.Itoa(os.Getuid()))
-}
+// DefaultStateDir is where bundles live unless WithStateDir says otherwise
+// (runstate.DefaultDir).
+func DefaultStateDir() string { return runstate.DefaultDir() }
 
 // Name is "oci/" and the runtime's base name.
 func (b *Backend) Name() string { return b.name }
@@ -144,30 +130,23 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if job.Terminal {
 		return nil, fmt.Errorf("%s: --tty is not supported yet: output is captured", b.name)
 	}
-	id, err := newID()
+	id, err := runstate.NewID()
 	if err != nil {
 		return nil, err
-	}
-	bundle := filepath.Join(b.stateDir, "bundles", id)
-	if err := os.MkdirAll(filepath.Dir(bundle), 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	if err := os.MkdirAll(b.runtimeState, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	cb, err := b.Compile(ctx, job, bundle, id)
+	bundles := b.bundles()
+	cb, err := b.Compile(ctx, job, filepath.Join(bundles.Dir, id), id)
+	if err != nil {
+		return nil, err
+	}
+	bundle, err := bundles.Create(id)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(bundle)
-	// The owner file comes first: it lets GC tell a live run from a
-	// leftover, and a bundle must never be seen without it.
-	if err := os.Mkdir(bundle, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(bundle, "owner"), []byte(ownerStamp()), 0o600); err != nil {
-		return nil, err
-	}
 	if err := cb.Write(bundle); err != nil {
 		return nil, err
 	}
@@ -213,7 +192,7 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 	// Processes of the container may hold our output pipes after the
 	// runtime is gone; do not wait for them forever.
 	cmd.WaitDelay = 2 * time.Second
-	oomBefore := vmstatOOMKills()
+	oomBefore := runstate.OOMKills()
 	start := time.Now()
 	if err := b.start(cmd); err != nil {
 		return nil, fmt.Errorf("%s: start: %w", b.name, err)
@@ -254,22 +233,7 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 	default:
 		return nil, fmt.Errorf("%s: %w", b.name, waitErr)
 	}
-	res.ExitCode = code
-	if code > 128 && code < 128+65 {
-		res.Signal = syscall.Signal(code - 128).String()
-	}
-	switch {
-	case reason != "":
-	case code == 128+int(syscall.SIGKILL) && oomKilled(id, oomBefore):
-		reason = runner.ReasonOOM
-	case res.Signal != "" && code == 128+int(syscall.SIGKILL):
-		reason = runner.ReasonKilled
-	case res.Signal != "":
-		reason = runner.ReasonSignal
-	default:
-		reason = runner.ReasonExit
-	}
-	res.Reason = reason
+	res.SetExit(code, reason, func() bool { return runstate.OOMKilled(id, oomBefore) })
 	if msg := runtimeError(logFile); code != 0 && msg != "" {
 		return res, fmt.Errorf("%s could not run the container: %s", b.name, msg)
 	}
@@ -350,122 +314,25 @@ func (b *Backend) delete(id string) {
 	_ = b.exec("delete", "--force", id)
 }
 
-func newID() (string, error) {
-	var r [6]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		return "", err
-	}
-	return "gb-" + hex.EncodeToString(r[:]), nil
-}
-
-// ownerStamp identifies this process: its pid and start time, so that a
-// recycled pid is not mistaken for the owner.
-func ownerStamp() string {
-	return strconv.Itoa(os.Getpid()) + " " + procStart(os.Getpid())
-}
-
-func procStart(pid int) string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	// Field 22 (starttime) follows the command name in parentheses.
-	s := string(data)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		f := strings.Fields(s[i+1:])
-		if len(f) > 19 {
-			return f[19]
-		}
-	}
-	return ""
-}
-
-// ownerAlive reads a bundle's owner file.
-func ownerAlive(bundle string) bool {
-	data, err := os.ReadFile(filepath.Join(bundle, "owner"))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(data))
-	if len(f) != 2 {
-		return false
-	}
-	pid, err := strconv.Atoi(f[0])
-	return err == nil && procStart(pid) == f[1]
-}
-
-// oomKilled says whether the kernel's OOM killer ended the container. The
-// container's own memory cgroup says so precisely while it exists (cgroup
-// v2, or a runtime that keeps it), but `runc run` and `crun run` remove it
-// the moment the process exits, and cgroup v1 does not count kills in the
-// parent. Then the system-wide oom_kill counter of /proc/vmstat decides: it
-// moved during a run that ended by a SIGKILL nobody in golem-box sent.
-// Another OOM kill elsewhere at the same moment could mislabel a run that
-// someone else SIGKILLed; that is the price of not polling.
-func oomKilled(id string, before int64) bool {
-	for _, p := range []string{
-		"/sys/fs/cgroup/memory/golem-box/" + id + "/memory.oom_control",
-		"/sys/fs/cgroup/golem-box/" + id + "/memory.events",
-	} {
-		if n, ok := counter(p, "oom_kill"); ok {
-			return n > 0
-		}
-	}
-	after := vmstatOOMKills()
-	return before >= 0 && after > before
-}
-
-func vmstatOOMKills() int64 {
-	n, ok := counter("/proc/vmstat", "oom_kill")
-	if !ok {
-		return -1
-	}
-	return n
-}
-
-// counter reads "name value" lines.
-func counter(file, name string) (int64, bool) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == name {
-			n, err := strconv.ParseInt(f[1], 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
-}
-
 // GC removes the bundles, containers and state that killed runs left
 // behind, and returns the ids it removed. Runs whose owner is alive stay.
 // Containers the runtime still knows without a bundle are removed too.
 func (b *Backend) GC(ctx context.Context) ([]string, error) {
-	dir := filepath.Join(b.stateDir, "bundles")
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	bundles := b.bundles()
+	removed, err := bundles.Leftovers()
 	if err != nil {
 		return nil, err
 	}
-	var removed []string
-	for _, de := range des {
-		bundle := filepath.Join(dir, de.Name())
-		if ownerAlive(bundle) {
-			continue
-		}
-		b.delete(de.Name())
-		if err := os.RemoveAll(bundle); err != nil {
+	for _, id := range removed {
+		b.delete(id)
+		if err := bundles.Remove(id); err != nil {
 			return removed, err
 		}
-		removed = append(removed, de.Name())
 	}
 	if states, err := os.ReadDir(b.runtimeState); err == nil {
 		for _, st := range states {
 			id := st.Name()
-			if _, err := os.Stat(filepath.Join(dir, id)); err == nil || !strings.HasPrefix(id, "gb-") {
+			if !strings.HasPrefix(id, runstate.Prefix) || bundles.Exists(id) {
 				continue
 			}
 			b.delete(id)
@@ -475,6 +342,11 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 		}
 	}
 	return removed, nil
+}
+
+// bundles is where this backend's bundles live.
+func (b *Backend) bundles() runstate.Bundles {
+	return runstate.Bundles{Dir: filepath.Join(b.stateDir, "bundles")}
 }
 
 // features asks the runtime what it supports; runtimes without a features
