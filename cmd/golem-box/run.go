@@ -6,7 +6,6 @@ import (
 
 	"github.com/golem-box/golem-box/mountspec"
 	"github.com/golem-box/golem-box/runner"
-	_ "github.com/golem-box/golem-box/runner/oci" // registers oci, runc, crun
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +22,7 @@ type runFlags struct {
 
 func (f *runFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.backend, "backend", "", "backend: auto, oci, runc, crun (default: sandbox.backend, else auto)")
+	fl.StringVar(&f.backend, "backend", "", "backend: auto, oci, runc, crun, docker, containerd (default: sandbox.backend, else auto)")
 	fl.StringVar(&f.runtime, "runtime", "", "OCI runtime binary for the oci backend (default: crun if installed, else runc)")
 	fl.StringVar(&f.image, "image", "", `operating system: "host" (default), "none" (the root is the whole filesystem), or a cached image (golem-box image ls)`)
 	fl.StringVarP(&f.workdir, "workdir", "w", "", "working directory inside the sandbox (default /)")

@@ -157,17 +157,27 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 // Compile is the bundle a run of job would use, in bundle under the given
 // container id: what `golem-box compile` prints.
 func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
+	return CompileJob(ctx, job, b.imageDir, bundle, id, b.runtimeFeatures())
+}
+
+// CompileJob compiles a job for any backend that runs OCI specs (this one,
+// containerd, the Docker Engine): the invoking user's ids, and the job's
+// image resolved in the image cache at imageDir.
+func CompileJob(ctx context.Context, job *runner.Job, imageDir, bundle, id string, f compile.Features) (*compile.Bundle, error) {
 	o := compile.Options{
 		Args: job.Args, Env: job.Env, Workdir: job.Workdir, Image: job.Image,
-		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
-		BundleDir: bundle, ID: id, Features: b.runtimeFeatures(),
+		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()), Terminal: job.Terminal,
+		BundleDir: bundle, ID: id, Features: f,
 	}
 	image := job.Image
 	if image == "" {
 		image = job.Sandbox.Image
 	}
 	if image != "" && image != compile.ImageHost && image != compile.ImageNone {
-		img, err := (&images.Cache{Dir: b.imageDir}).Get(image)
+		if imageDir == "" {
+			imageDir = images.DefaultDir()
+		}
+		img, err := (&images.Cache{Dir: imageDir}).Get(image)
 		if err != nil {
 			return nil, err
 		}

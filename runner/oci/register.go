@@ -3,12 +3,12 @@ package oci
 import "github.com/golem-box/golem-box/runner"
 
 func init() {
-	runner.Register(func(s runner.Settings) runner.Backend { return New(settings(s)...) }, "oci")
+	runner.RegisterAlias(func(s runner.Settings) runner.Backend { return New(settings(s)...) }, "oci")
 	for _, rt := range []string{"runc", "crun"} {
 		runner.Register(func(s runner.Settings) runner.Backend {
 			s.Runtime = rt
 			return New(settings(s)...)
-		}, rt, "oci/"+rt)
+		}, "oci/"+rt, rt)
 	}
 }
 

@@ -109,6 +109,14 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 		assert.FileExists(t, f.host("proj/src/new.txt"))
 	})
 
+	t.Run("RootSymlinksStayLinks", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, os.Symlink("/in", f.host("proj/data")))
+		res := run(t, b, sh(f, "readlink /data; cat /data/doc.txt"))
+		require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
+		assert.Equal(t, "/in\nuntrusted document\n", string(res.Stdout))
+	})
+
 	t.Run("ReadOnlyMountRefusesWrites", func(t *testing.T) {
 		f := newFixture(t)
 		res := run(t, b, sh(f, "echo x > /in/new.txt"))

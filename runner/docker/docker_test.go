@@ -1,0 +1,16 @@
+package docker_test
+
+import (
+	"testing"
+
+	"github.com/golem-box/golem-box/runner"
+	"github.com/golem-box/golem-box/runner/docker"
+	"github.com/golem-box/golem-box/runner/runnertest"
+)
+
+// The conformance suite runs against the engine scripts/setup starts.
+func TestConformance(t *testing.T) {
+	runnertest.Run(t, func(t *testing.T) runner.Backend {
+		return docker.New(docker.WithStateDir(t.TempDir()))
+	})
+}
