@@ -2,6 +2,7 @@ package main
 
 // The backends this binary knows: each registers itself with runner.
 import (
-	_ "github.com/golem-box/golem-box/runner/docker" // docker
-	_ "github.com/golem-box/golem-box/runner/oci"    // oci, oci/runc, oci/crun
+	_ "github.com/golem-box/golem-box/runner/containerd" // containerd
+	_ "github.com/golem-box/golem-box/runner/docker"     // docker
+	_ "github.com/golem-box/golem-box/runner/oci"        // oci, oci/runc, oci/crun
 )

@@ -96,10 +96,10 @@ func (b *Backend) Available(ctx context.Context) error {
 	return nil
 }
 
-// runtimeFeatures asks the runtime once per binary: the answer is cached
+// Features asks the runtime once per binary what it supports: the answer is cached
 // in the state directory under the binary's path, size and mtime, since
 // asking costs an exec on every run.
-func (b *Backend) runtimeFeatures() compile.Features {
+func (b *Backend) Features() compile.Features {
 	b.once.Do(func() {
 		b.features = compile.Features{Runtime: filepath.Base(b.path)}
 		key := b.path
@@ -157,7 +157,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 // Compile is the bundle a run of job would use, in bundle under the given
 // container id: what `golem-box compile` prints.
 func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
-	return CompileJob(ctx, job, b.imageDir, bundle, id, b.runtimeFeatures())
+	return CompileJob(ctx, job, b.imageDir, bundle, id, b.Features())
 }
 
 // CompileJob compiles a job for any backend that runs OCI specs (this one,

@@ -1,0 +1,355 @@
+package containerd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/leases"
+	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/containerd/errdefs"
+
+	compile "github.com/golem-box/golem-box/oci"
+	"github.com/golem-box/golem-box/runner"
+	ocirunner "github.com/golem-box/golem-box/runner/oci"
+	"github.com/golem-box/golem-box/runner/runstate"
+)
+
+// Defaults.
+const (
+	DefaultAddress   = "/run/containerd/containerd.sock"
+	Namespace        = "golem-box"
+	RuntimeName      = "io.containerd.runc.v2"
+	LabelRun         = "io.golem-box.run"
+	LabelOwner       = "io.golem-box.owner"
+	apiTimeout       = 30 * time.Second
+	leaseExpiration  = 24 * time.Hour
+	connectTimeout   = 5 * time.Second
+	outputDrainLimit = 2 * time.Second
+)
+
+// Backend runs jobs on containerd.
+type Backend struct {
+	address  string
+	stateDir string
+	imageDir string
+
+	once    sync.Once
+	cli     *client.Client
+	cliErr  error
+	version string
+}
+
+// Option configures New.
+type Option func(*Backend)
+
+// WithAddress talks to containerd at this socket (default
+// $CONTAINERD_ADDRESS, else /run/containerd/containerd.sock).
+func WithAddress(addr string) Option { return func(b *Backend) { b.address = addr } }
+
+// WithStateDir moves the private state directory (default runstate.DefaultDir()).
+func WithStateDir(dir string) Option { return func(b *Backend) { b.stateDir = dir } }
+
+// WithImageDir moves the image cache (default images.DefaultDir()).
+func WithImageDir(dir string) Option { return func(b *Backend) { b.imageDir = dir } }
+
+// New returns a backend; it does not connect until used.
+func New(opts ...Option) *Backend {
+	b := &Backend{}
+	for _, o := range opts {
+		o(b)
+	}
+	if b.address == "" {
+		b.address = os.Getenv("CONTAINERD_ADDRESS")
+	}
+	if b.address == "" {
+		b.address = DefaultAddress
+	}
+	if b.stateDir == "" {
+		b.stateDir = runstate.DefaultDir()
+	}
+	return b
+}
+
+// Name is "containerd".
+func (b *Backend) Name() string { return "containerd" }
+
+// client connects once and asks the daemon its version, which proves it
+// answers.
+func (b *Backend) client(ctx context.Context) (*client.Client, error) {
+	b.once.Do(func() {
+		if _, err := os.Stat(b.address); err != nil {
+			b.cliErr = b.unreachable(err)
+			return
+		}
+		cli, err := client.New(b.address, client.WithDefaultNamespace(Namespace), client.WithTimeout(connectTimeout))
+		if err != nil {
+			b.cliErr = b.unreachable(err)
+			return
+		}
+		vctx, cancel := context.WithTimeout(ctx, connectTimeout)
+		defer cancel()
+		v, err := cli.Version(vctx)
+		if err != nil {
+			cli.Close()
+			b.cliErr = b.unreachable(err)
+			return
+		}
+		b.cli, b.version = cli, v.Version
+	})
+	return b.cli, b.cliErr
+}
+
+func (b *Backend) unreachable(err error) error {
+	fix := "start it: sudo scripts/setup (or systemctl start containerd)"
+	switch {
+	case errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EACCES):
+		fix = "no permission on its socket: containerd is for root"
+	case errors.Is(err, context.DeadlineExceeded):
+		fix = "it did not answer within 5 s; see its log (/var/log/golem-box/containerd.log when scripts/setup started it)"
+	}
+	return fmt.Errorf("%w: containerd at %s is not reachable (%v); %s", runner.ErrUnavailable, b.address, err, fix)
+}
+
+// Available checks that containerd answers.
+func (b *Backend) Available(ctx context.Context) error {
+	_, err := b.client(ctx)
+	return err
+}
+
+// Version is the daemon's version ("" before the first contact).
+func (b *Backend) Version() string { return b.version }
+
+func (b *Backend) bundles() runstate.Bundles {
+	return runstate.Bundles{Dir: filepath.Join(b.stateDir, "containerd")}
+}
+
+// Compile is the bundle a run would use; its spec is what containerd gets,
+// with the root filesystem at the bundle's absolute path.
+func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
+	// containerd's runc shim runs the runc on PATH; rro needs runc >= 1.1,
+	// which the features of that runc tell.
+	f := ocirunner.New(ocirunner.WithRuntime("runc"), ocirunner.WithStateDir(b.stateDir)).Features()
+	cb, err := ocirunner.CompileJob(ctx, job, b.imageDir, bundle, id, f)
+	if err != nil {
+		return nil, err
+	}
+	cb.Spec.Root.Path = filepath.Join(bundle, "rootfs")
+	return cb, nil
+}
+
+// Run compiles the job, runs it as a containerd task and deletes the task,
+// the container and the lease.
+func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, error) {
+	if job.Terminal {
+		return nil, fmt.Errorf("containerd: --tty is not supported yet: output is captured")
+	}
+	cli, err := b.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := runstate.NewID()
+	if err != nil {
+		return nil, err
+	}
+	bundles := b.bundles()
+	cb, err := b.Compile(ctx, job, filepath.Join(bundles.Dir, id), id)
+	if err != nil {
+		return nil, err
+	}
+	bundle, err := bundles.Create(id)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(bundle)
+	if err := cb.Write(bundle); err != nil {
+		return nil, err
+	}
+	labels := map[string]string{LabelRun: id, LabelOwner: runstate.OwnerStamp()}
+	// Cleanup runs whatever the run's context says, with its own bound.
+	cleanupCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), apiTimeout)
+	}
+	callCtx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	lctx, done, err := cli.WithLease(callCtx, leases.WithID(id), leases.WithExpiration(leaseExpiration), leases.WithLabels(labels))
+	if err != nil {
+		return nil, b.daemonError("create the lease", err)
+	}
+	defer func() {
+		c, cancel := cleanupCtx()
+		defer cancel()
+		_ = done(c)
+	}()
+	ctr, err := cli.NewContainer(lctx, id, client.WithSpec(cb.Spec), client.WithRuntime(RuntimeName, nil), client.WithContainerLabels(labels))
+	if err != nil {
+		return nil, b.daemonError("create the container", err)
+	}
+	defer func() {
+		c, cancel := cleanupCtx()
+		defer cancel()
+		_ = ctr.Delete(c)
+	}()
+	return b.run(ctx, lctx, ctr, job, id)
+}
+
+func (b *Backend) run(ctx, callCtx context.Context, ctr client.Container, job *runner.Job, id string) (*runner.Result, error) {
+	lim := job.OutputLimit()
+	stdout, stderr := &runner.CapBuffer{Limit: lim}, &runner.CapBuffer{Limit: lim}
+	var stdin io.Reader = job.Stdin
+	if stdin == nil {
+		stdin = emptyReader{}
+	}
+	task, err := ctr.NewTask(callCtx, cio.NewCreator(cio.WithStreams(stdin, stdout, stderr)))
+	if err != nil {
+		return nil, b.daemonError("containerd could not run the container", err)
+	}
+	defer func() {
+		c, cancel := context.WithTimeout(context.Background(), apiTimeout)
+		defer cancel()
+		_, _ = task.Delete(c, client.WithProcessKill)
+	}()
+	// The wait has no deadline of its own: the job's timeout kills the task.
+	waitCtx, stopWait := context.WithCancel(context.Background())
+	defer stopWait()
+	statusC, err := task.Wait(waitCtx)
+	if err != nil {
+		return nil, b.daemonError("wait for the task", err)
+	}
+	oomBefore := runstate.OOMKills()
+	start := time.Now()
+	if err := task.Start(callCtx); err != nil {
+		return nil, b.daemonError("containerd could not start the command", err)
+	}
+	var deadline <-chan time.Time
+	if t := job.TimeoutOrDefault(); t > 0 {
+		timer := time.NewTimer(t)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	reason := runner.Reason("")
+	var status client.ExitStatus
+	for waiting := true; waiting; {
+		select {
+		case status = <-statusC:
+			waiting = false
+		case <-deadline:
+			reason, deadline = runner.ReasonTimeout, nil
+			b.kill(task)
+		case <-ctx.Done():
+			if reason == "" {
+				reason = runner.ReasonKilled
+			}
+			b.kill(task)
+			ctx = context.Background()
+		}
+	}
+	code, _, err := status.Result()
+	if err != nil {
+		return nil, b.daemonError("lost containerd while the command ran", err)
+	}
+	dur := time.Since(start)
+	// The FIFOs drain after the exit; processes the command left holding
+	// them do not keep golem-box waiting.
+	drained := make(chan struct{})
+	go func() { task.IO().Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(outputDrainLimit):
+	}
+	res := &runner.Result{Backend: b.Name(), Duration: dur,
+		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated()}
+	// The task's cgroup lives until the task is deleted: its OOM counter
+	// is read first.
+	res.SetExit(int(code), reason, func() bool { return runstate.OOMKilled(id, oomBefore) })
+	return res, nil
+}
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (b *Backend) kill(task client.Task) {
+	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+	defer cancel()
+	_ = task.Kill(ctx, syscall.SIGKILL, client.WithKillAll)
+}
+
+// daemonError says plainly when the failure is containerd being gone.
+func (b *Backend) daemonError(what string, err error) error {
+	if errdefs.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+		return b.unreachable(err)
+	}
+	return fmt.Errorf("containerd: %s: %w", what, err)
+}
+
+// GC removes the tasks, containers, leases and bundles of runs whose
+// golem-box process is gone, and returns their ids.
+func (b *Backend) GC(ctx context.Context) ([]string, error) {
+	cli, err := b.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	ctrs, err := cli.Containers(ctx, `labels."`+LabelOwner+`"`)
+	if err != nil {
+		return nil, b.daemonError("list containers", err)
+	}
+	var removed []string
+	for _, c := range ctrs {
+		labels, err := c.Labels(ctx)
+		if err != nil || runstate.OwnerAlive(labels[LabelOwner]) {
+			continue
+		}
+		if task, err := c.Task(ctx, nil); err == nil {
+			b.kill(task)
+			if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
+				return removed, b.daemonError("delete task "+c.ID(), err)
+			}
+		}
+		if err := c.Delete(ctx); err != nil && !errdefs.IsNotFound(err) {
+			return removed, b.daemonError("delete container "+c.ID(), err)
+		}
+		removed = append(removed, c.ID())
+	}
+	ls := cli.LeasesService()
+	leaseList, err := ls.List(ctx, `labels."`+LabelOwner+`"`)
+	if err != nil {
+		return removed, b.daemonError("list leases", err)
+	}
+	for _, l := range leaseList {
+		if runstate.OwnerAlive(l.Labels[LabelOwner]) {
+			continue
+		}
+		if err := ls.Delete(ctx, l, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
+			return removed, b.daemonError("delete lease "+l.ID, err)
+		}
+		if !slices.Contains(removed, l.ID) {
+			removed = append(removed, l.ID)
+		}
+	}
+	bundles := b.bundles()
+	left, err := bundles.Leftovers()
+	if err != nil {
+		return removed, err
+	}
+	for _, id := range left {
+		if err := bundles.Remove(id); err != nil {
+			return removed, err
+		}
+		if !slices.Contains(removed, id) {
+			removed = append(removed, id)
+		}
+	}
+	return removed, nil
+}
