@@ -46,34 +46,66 @@ func TestRunInContainer(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 }
 
-// TestSIGKILLThenGC kills golem-box run in the middle of a run; gc must
-// then leave no container, bundle or process behind.
+// leftovers is what a backend may leave behind: where its bundles live
+// and how many containers (tasks, leases) it still has.
+type leftovers struct {
+	name    string
+	flags   []string
+	bundles string // under the state directory
+	count   func(state string) int
+}
+
+var backendsUnderTest = []leftovers{
+	{"runc", []string{"--runtime", "runc"}, "bundles", func(state string) int { return running("runc", state) }},
+	{"crun", []string{"--runtime", "crun"}, "bundles", func(state string) int { return running("crun", state) }},
+	{"docker", []string{"--backend", "docker"}, "docker", func(string) int {
+		return lines("docker", "ps", "-aq", "--filter", "label=io.golem-box.run")
+	}},
+	{"containerd", []string{"--backend", "containerd"}, "containerd", func(string) int {
+		return lines("ctr", "-n", "golem-box", "containers", "ls", "-q") + lines("ctr", "-n", "golem-box", "tasks", "ls", "-q") +
+			lines("ctr", "-n", "golem-box", "leases", "ls", "-q")
+	}},
+}
+
+func lines(name string, args ...string) int {
+	out, _ := exec.Command(name, args...).Output()
+	return len(strings.Fields(string(out)))
+}
+
+// TestSIGKILLThenGC kills golem-box run in the middle of a run on each
+// backend; gc must then leave no container, task, lease, bundle or
+// process behind.
 func TestSIGKILLThenGC(t *testing.T) {
-	for _, rt := range []string{"runc", "crun"} {
-		t.Run(rt, func(t *testing.T) {
+	for _, be := range backendsUnderTest {
+		t.Run(be.name, func(t *testing.T) {
 			home := seedTree(t)
 			state := t.TempDir()
 			t.Setenv("GOLEM_BOX_STATE_DIR", state)
-			marker := "golem-sigkill-" + rt + "-" + filepath.Base(home)
-			cmd := exec.Command(binary, "--root", filepath.Join(home, "project"), "run", "--runtime", rt, "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")
+			marker := "golem-sigkill-" + be.name + "-" + filepath.Base(home)
+			args := append([]string{"--root", filepath.Join(home, "project"), "run"}, be.flags...)
+			cmd := exec.Command(binary, append(args, "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")...)
 			cmd.Dir = home
+			base := be.count(state)
 			require.NoError(t, cmd.Start())
-			bundles := filepath.Join(state, "bundles")
+			bundles := filepath.Join(state, be.bundles)
+			// Running: the bundle is there and the command's shell (not
+			// golem-box, whose arguments hold the marker too) is alive.
 			require.Eventually(t, func() bool {
 				des, _ := os.ReadDir(bundles)
-				return len(des) == 1 && running(rt, state) == 1
-			}, 20*time.Second, 50*time.Millisecond, "the run must start")
+				return len(des) == 1 && be.count(state) > base && shells(marker) > 0
+			}, 30*time.Second, 50*time.Millisecond, "the run must start")
 			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 			_ = cmd.Wait()
 			des, _ := os.ReadDir(bundles)
 			require.Len(t, des, 1, "a killed run leaves its bundle: gc is needed")
+			require.Greater(t, be.count(state), base, "a killed run leaves its container")
 
 			r := gb(t, home, "", "gc")
 			require.Equal(t, 0, r.code, r.stderr)
 			assert.Contains(t, r.stdout, "removed gb-")
 			des, _ = os.ReadDir(bundles)
 			assert.Empty(t, des, "no bundle left")
-			assert.Equal(t, 0, running(rt, state), "no container left")
+			assert.Equal(t, base, be.count(state), "gc removed the container")
 			assert.Eventually(t, func() bool { return !sleeping(marker) }, 10*time.Second, 100*time.Millisecond, "no process left")
 		})
 	}
@@ -85,10 +117,16 @@ func running(rt, state string) int {
 	return len(strings.Fields(string(out)))
 }
 
-// sleeping reports whether the killed run's shell is still alive.
+// sleeping reports whether any process with the marker in its command
+// line is still alive.
 func sleeping(marker string) bool {
 	out, _ := exec.Command("pgrep", "-f", marker).Output()
 	return strings.TrimSpace(string(out)) != ""
+}
+
+// shells counts the command's shells ("sh -c 'echo MARKER ...'").
+func shells(marker string) int {
+	return lines("pgrep", "-f", "^sh -c echo "+marker)
 }
 
 // TestSIGTERMCleansUp: a terminated golem-box kills its container and
@@ -96,41 +134,42 @@ func sleeping(marker string) bool {
 // the container runs, and also at once, while the runtime is still
 // creating it.
 func TestSIGTERMCleansUp(t *testing.T) {
-	for _, tc := range []struct {
-		rt    string
-		early bool
-	}{{"runc", false}, {"crun", false}, {"runc", true}, {"crun", true}} {
-		t.Run(fmt.Sprintf("%s/early=%v", tc.rt, tc.early), func(t *testing.T) {
-			home := seedTree(t)
-			state := t.TempDir()
-			t.Setenv("GOLEM_BOX_STATE_DIR", state)
-			marker := "golem-sigterm-" + tc.rt + "-" + filepath.Base(home)
-			cmd := exec.Command(binary, "--root", filepath.Join(home, "project"), "run", "--runtime", tc.rt, "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")
-			cmd.Dir = home
-			require.NoError(t, cmd.Start())
-			bundles := filepath.Join(state, "bundles")
-			if tc.early {
-				// The bundle exists: golem-box handles signals and the
-				// runtime is creating the container, or about to.
-				require.Eventually(t, func() bool {
-					des, _ := os.ReadDir(bundles)
-					return len(des) == 1
-				}, 20*time.Second, time.Millisecond)
-			} else {
-				require.Eventually(t, func() bool { return running(tc.rt, state) == 1 }, 20*time.Second, 50*time.Millisecond)
-			}
-			start := time.Now()
-			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-			err := cmd.Wait()
-			assert.Less(t, time.Since(start), 15*time.Second, "golem-box must not wait for the command")
-			var ee *exec.ExitError
-			require.ErrorAs(t, err, &ee)
-			assert.NotEqual(t, 0, ee.ExitCode())
-			des, _ := os.ReadDir(bundles)
-			assert.Empty(t, des, "the bundle is removed")
-			assert.Equal(t, 0, running(tc.rt, state), "no container left")
-			assert.Eventually(t, func() bool { return !sleeping(marker) }, 10*time.Second, 100*time.Millisecond, "no process left")
-		})
+	for _, be := range backendsUnderTest {
+		for _, early := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/early=%v", be.name, early), func(t *testing.T) {
+				home := seedTree(t)
+				state := t.TempDir()
+				t.Setenv("GOLEM_BOX_STATE_DIR", state)
+				marker := "golem-sigterm-" + be.name + "-" + filepath.Base(home)
+				args := append([]string{"--root", filepath.Join(home, "project"), "run"}, be.flags...)
+				base := be.count(state)
+				cmd := exec.Command(binary, append(args, "--", "sh", "-c", "echo "+marker+" >/dev/null; sleep 300")...)
+				cmd.Dir = home
+				require.NoError(t, cmd.Start())
+				bundles := filepath.Join(state, be.bundles)
+				if early {
+					// The bundle exists: golem-box handles signals and the
+					// runtime or daemon is creating the container, or about to.
+					require.Eventually(t, func() bool {
+						des, _ := os.ReadDir(bundles)
+						return len(des) == 1
+					}, 20*time.Second, time.Millisecond)
+				} else {
+					require.Eventually(t, func() bool { return shells(marker) > 0 }, 20*time.Second, 50*time.Millisecond)
+				}
+				start := time.Now()
+				require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+				err := cmd.Wait()
+				assert.Less(t, time.Since(start), 15*time.Second, "golem-box must not wait for the command")
+				var ee *exec.ExitError
+				require.ErrorAs(t, err, &ee)
+				assert.NotEqual(t, 0, ee.ExitCode())
+				des, _ := os.ReadDir(bundles)
+				assert.Empty(t, des, "the bundle is removed")
+				assert.Equal(t, base, be.count(state), "no container left")
+				assert.Eventually(t, func() bool { return !sleeping(marker) }, 10*time.Second, 100*time.Millisecond, "no process left")
+			})
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/containerd/containerd/v2/core/leases"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/errdefs"
+	"github.com/containerd/errdefs/pkg/errgrpc"
 
 	compile "github.com/golem-box/golem-box/oci"
 	"github.com/golem-box/golem-box/runner"
@@ -174,30 +175,20 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 		return nil, err
 	}
 	labels := map[string]string{LabelRun: id, LabelOwner: runstate.OwnerStamp()}
-	// Cleanup runs whatever the run's context says, with its own bound.
-	cleanupCtx := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.Background(), apiTimeout)
-	}
+	// Whatever happens from here, even a cancel while containerd is still
+	// creating something, the task, the container and the lease of this id
+	// go: cleanup works by id, not by what the calls returned.
+	defer b.cleanup(cli, id)
 	callCtx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
-	lctx, done, err := cli.WithLease(callCtx, leases.WithID(id), leases.WithExpiration(leaseExpiration), leases.WithLabels(labels))
+	lctx, _, err := cli.WithLease(callCtx, leases.WithID(id), leases.WithExpiration(leaseExpiration), leases.WithLabels(labels))
 	if err != nil {
 		return nil, b.daemonError("create the lease", err)
 	}
-	defer func() {
-		c, cancel := cleanupCtx()
-		defer cancel()
-		_ = done(c)
-	}()
 	ctr, err := cli.NewContainer(lctx, id, client.WithSpec(cb.Spec), client.WithRuntime(RuntimeName, nil), client.WithContainerLabels(labels))
 	if err != nil {
 		return nil, b.daemonError("create the container", err)
 	}
-	defer func() {
-		c, cancel := cleanupCtx()
-		defer cancel()
-		_ = ctr.Delete(c)
-	}()
 	return b.run(ctx, lctx, ctr, job, id)
 }
 
@@ -212,6 +203,8 @@ func (b *Backend) run(ctx, callCtx context.Context, ctr client.Container, job *r
 	if err != nil {
 		return nil, b.daemonError("containerd could not run the container", err)
 	}
+	// Deleting the task closes its FIFOs; the cleanup by id that follows
+	// finds nothing left of it.
 	defer func() {
 		c, cancel := context.WithTimeout(context.Background(), apiTimeout)
 		defer cancel()
@@ -274,6 +267,31 @@ func (b *Backend) run(ctx, callCtx context.Context, ctr client.Container, job *r
 	return res, nil
 }
 
+// cleanup removes the task, the container and the lease of id, whichever
+// exist, with its own deadline whatever the run's context says.
+func (b *Backend) cleanup(cli *client.Client, id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+	defer cancel()
+	var errs []error
+	if c, err := cli.LoadContainer(ctx, id); err == nil {
+		if task, err := c.Task(ctx, nil); err == nil {
+			_ = task.Kill(ctx, syscall.SIGKILL, client.WithKillAll)
+			if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
+				errs = append(errs, b.daemonError("delete task "+id, err))
+			}
+		}
+		if err := c.Delete(ctx); err != nil && !errdefs.IsNotFound(err) {
+			errs = append(errs, b.daemonError("delete container "+id, err))
+		}
+	} else if !errdefs.IsNotFound(err) {
+		errs = append(errs, b.daemonError("load container "+id, err))
+	}
+	if err := cli.LeasesService().Delete(ctx, leases.Lease{ID: id}); err != nil && !errdefs.IsNotFound(err) {
+		errs = append(errs, b.daemonError("delete lease "+id, err))
+	}
+	return errors.Join(errs...)
+}
+
 type emptyReader struct{}
 
 func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }
@@ -286,8 +304,8 @@ func (b *Backend) kill(task client.Task) {
 
 // daemonError says plainly when the failure is containerd being gone.
 func (b *Backend) daemonError(what string, err error) error {
-	if errdefs.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded) {
-		return b.unreachable(err)
+	if errdefs.IsUnavailable(err) || errdefs.IsUnavailable(errgrpc.ToNative(err)) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", what, b.unreachable(err))
 	}
 	return fmt.Errorf("containerd: %s: %w", what, err)
 }
@@ -311,14 +329,8 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 		if err != nil || runstate.OwnerAlive(labels[LabelOwner]) {
 			continue
 		}
-		if task, err := c.Task(ctx, nil); err == nil {
-			b.kill(task)
-			if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
-				return removed, b.daemonError("delete task "+c.ID(), err)
-			}
-		}
-		if err := c.Delete(ctx); err != nil && !errdefs.IsNotFound(err) {
-			return removed, b.daemonError("delete container "+c.ID(), err)
+		if err := b.cleanup(cli, c.ID()); err != nil {
+			return removed, err
 		}
 		removed = append(removed, c.ID())
 	}

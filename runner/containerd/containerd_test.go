@@ -14,3 +14,8 @@ func TestConformance(t *testing.T) {
 		return containerd.New(containerd.WithStateDir(t.TempDir()))
 	})
 }
+
+func TestDaemonDown(t *testing.T) {
+	b := containerd.New(containerd.WithAddress("/nonexistent/containerd.sock"), containerd.WithStateDir(t.TempDir()))
+	runnertest.DaemonDown(t, b, "containerd", "/nonexistent/containerd.sock")
+}

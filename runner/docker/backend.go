@@ -197,11 +197,13 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if stdin != nil {
 		cfg.AttachStdin, cfg.OpenStdin, cfg.StdinOnce = true, true, true
 	}
+	// Removed by name, so that a cancel while the engine is still creating
+	// it leaves nothing either.
+	defer b.remove(id)
 	created, err := cli.ContainerCreate(callCtx, client.ContainerCreateOptions{Name: id, Config: cfg, HostConfig: hc})
 	if err != nil {
 		return nil, b.engineError(fmt.Errorf("create the container: %w", err))
 	}
-	defer b.remove(created.ID)
 	return b.run(ctx, cli, job, created.ID, stdin)
 }
 
@@ -252,7 +254,9 @@ func (b *Backend) run(ctx context.Context, cli *client.Client, job *runner.Job, 
 			}
 			code = int(w.StatusCode)
 		case err := <-wait.Error:
-			return nil, b.engineError(fmt.Errorf("lost the engine while the command ran: %w", err))
+			// The wait is the one call without a deadline: its end
+			// without a status is the engine going away.
+			return nil, fmt.Errorf("docker: lost the engine while the command ran: %w", unreachable(b.cli.DaemonHost(), err))
 		case <-deadline:
 			reason, deadline = runner.ReasonTimeout, nil
 			b.kill(cid)
@@ -292,7 +296,7 @@ func (b *Backend) kill(cid string) {
 	_, _ = b.cli.ContainerKill(ctx, cid, client.ContainerKillOptions{Signal: "KILL"})
 }
 
-// remove deletes the container, whatever the run's context says.
+// remove deletes the container (by id or name), whatever the run's context says.
 func (b *Backend) remove(cid string) {
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()

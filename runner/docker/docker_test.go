@@ -14,3 +14,8 @@ func TestConformance(t *testing.T) {
 		return docker.New(docker.WithStateDir(t.TempDir()))
 	})
 }
+
+func TestEngineDown(t *testing.T) {
+	b := docker.New(docker.WithHost("unix:///nonexistent/docker.sock"), docker.WithStateDir(t.TempDir()))
+	runnertest.DaemonDown(t, b, "Docker Engine", "/nonexistent/docker.sock")
+}
