@@ -71,7 +71,7 @@ and the --root, --mount and -v flags.`,
 	root.AddCommand(
 		newResolveCmd(g), newReadCmd(g), newWriteCmd(g), newEditCmd(g), newRmCmd(g),
 		newLsCmd(g), newStatCmd(g), newCheckCmd(g), newVersionCmd(g),
-		newRunCmd(g), newCompileCmd(g), newGCCmd(g), newImageCmd(g),
+		newRunCmd(g), newCompileCmd(g), newGCCmd(g), newImageCmd(g), newDoctorCmd(g),
 	)
 	return root
 }

@@ -117,7 +117,7 @@ func (b *Backend) unreachable(err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		fix = "it did not answer within 5 s; see its log (/var/log/golem-box/containerd.log when scripts/setup started it)"
 	}
-	return fmt.Errorf("%w: containerd at %s is not reachable (%v); %s", runner.ErrUnavailable, b.address, err, fix)
+	return runner.Unavailable(b.Name(), fmt.Sprintf("containerd at %s is not reachable (%v)", b.address, err), fix)
 }
 
 // Available checks that containerd answers.

@@ -79,7 +79,7 @@ func (b *Backend) client(ctx context.Context) (*client.Client, error) {
 	}
 	cli, err := client.New(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: docker: %v", runner.ErrUnavailable, err)
+		return nil, runner.Unavailable("docker", err.Error(), "check $DOCKER_HOST")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -100,7 +100,7 @@ func unreachable(host string, err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		fix = "it did not answer within 5 s; see its log (/var/log/golem-box/dockerd.log when scripts/setup started it)"
 	}
-	return fmt.Errorf("%w: docker: the Docker Engine at %s is not reachable (%v); %s", runner.ErrUnavailable, host, err, fix)
+	return runner.Unavailable("docker", fmt.Sprintf("the Docker Engine at %s is not reachable (%v)", host, err), fix)
 }
 
 // Available checks that the engine answers and says which API it speaks.

@@ -88,10 +88,10 @@ func (b *Backend) Name() string { return b.name }
 func (b *Backend) Available(ctx context.Context) error {
 	p, err := exec.LookPath(b.path)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %s not found (install it: apt-get install %s)", runner.ErrUnavailable, b.name, b.path, filepath.Base(b.path))
+		return runner.Unavailable(b.name, b.path+" not found", "install it: sudo apt-get install "+filepath.Base(b.path)+" (or sudo scripts/setup)")
 	}
 	if out, err := exec.CommandContext(ctx, p, "--version").CombinedOutput(); err != nil {
-		return fmt.Errorf("%w: %s: %s --version failed: %v: %s", runner.ErrUnavailable, b.name, p, err, bytes.TrimSpace(out))
+		return runner.Unavailable(b.name, fmt.Sprintf("%s --version failed: %v: %s", p, err, bytes.TrimSpace(out)), "reinstall it: sudo apt-get install --reinstall "+filepath.Base(b.path))
 	}
 	return nil
 }

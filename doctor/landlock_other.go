@@ -1,0 +1,5 @@
+//go:build !linux
+
+package doctor
+
+func landlockABI() int { return 0 }
