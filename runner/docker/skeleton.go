@@ -54,6 +54,17 @@ func skeletonLayer(links map[string]string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// SkeletonTag names the skeleton image a sandbox whose root has these
+// top-level symbolic links runs on (make bench uses it for the raw
+// `docker run` baseline).
+func SkeletonTag(links map[string]string) (string, error) {
+	layer, err := skeletonLayer(links)
+	if err != nil {
+		return "", err
+	}
+	return skeletonTag(layer), nil
+}
+
 // skeletonTag names the skeleton image for a set of links.
 func skeletonTag(layer []byte) string {
 	sum := sha256.Sum256(layer)

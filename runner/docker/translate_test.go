@@ -41,6 +41,7 @@ func TestTranslate(t *testing.T) {
 	assert.Equal(t, "1000:1000", cfg.User)
 	assert.Equal(t, "golem-box", cfg.Hostname)
 	assert.Equal(t, "none", string(hc.NetworkMode))
+	assert.True(t, cfg.NetworkDisabled, "no network sandbox from the engine: the runtime's fresh namespace")
 	assert.Equal(t, []string{"ALL"}, hc.CapDrop)
 	assert.True(t, hc.ReadonlyRootfs)
 	assert.Equal(t, "none", hc.LogConfig.Type, "the engine must not store untrusted output")
@@ -71,9 +72,10 @@ func TestTranslate(t *testing.T) {
 	assert.True(t, byTarget["/usr"].ReadOnly, "the host OS")
 	assert.False(t, byTarget["/usr"].BindOptions.ReadOnlyNonRecursive, "API 1.41 knows no such option")
 
-	_, hc, err = translate(compiled(t, true), "skel", nil, engineFeatures{})
+	cfg, hc, err = translate(compiled(t, true), "skel", nil, engineFeatures{})
 	require.NoError(t, err)
 	assert.Equal(t, "default", string(hc.NetworkMode))
+	assert.False(t, cfg.NetworkDisabled)
 }
 
 func TestTranslateRecursiveReadOnly(t *testing.T) {

@@ -159,8 +159,11 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 		c.Close()
 		res := run(t, b, sh(f, "/probe/probe connect "+ln.Addr().String()))
 		assert.NotEqual(t, 0, res.ExitCode, "stdout: %s", res.Stdout)
-		res = run(t, b, sh(f, "ls /sys/class/net"))
-		assert.Equal(t, "lo\n", string(res.Stdout), "only lo exists")
+		res = run(t, b, sh(f, "ls /sys/class/net; readlink /proc/self/ns/net"))
+		hostNet, err := os.Readlink("/proc/self/ns/net")
+		require.NoError(t, err)
+		assert.Equal(t, "lo\n"+"net:", string(res.Stdout)[:min(len(res.Stdout), 7)], "only lo exists: %s", res.Stdout)
+		assert.NotContains(t, string(res.Stdout), hostNet, "a network namespace of its own")
 	})
 
 	t.Run("HostProcessesInvisible", func(t *testing.T) {
