@@ -8,7 +8,8 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/golem-box
 
-# setup installs the Debian packages golem-box drives (idempotent).
+# setup installs the Debian packages golem-box drives and starts containerd and
+# dockerd when they do not answer (idempotent).
 setup:
 	./scripts/setup
 
@@ -24,7 +25,7 @@ test: setup lint
 demo: setup build
 	./scripts/demo $(BIN)
 
-bench: build
+bench: setup build
 	$(GO) run ./bench
 
 # fuzz runs each fuzz target for FUZZTIME (CI runs only their seed corpus).

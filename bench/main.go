@@ -17,12 +17,17 @@ import (
 func main() {
 	rounds := flag.Int("rounds", 400, "alternating rounds for each file-tool ratio")
 	runRounds := flag.Int("run-rounds", 30, "alternating rounds for each runtime ratio")
+	daemonRounds := flag.Int("daemon-rounds", 20, "alternating rounds for each daemon ratio")
 	gb := flag.String("golem-box", "bin/golem-box", "the golem-box binary to time")
 	flag.Parse()
 	err := run(*rounds)
 	if err == nil {
 		fmt.Println("golem-box bench (containers)")
 		err = benchRuntimes(*gb, *runRounds)
+	}
+	if err == nil {
+		fmt.Println("golem-box bench (daemons)")
+		err = benchDaemons(*gb, *daemonRounds)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
