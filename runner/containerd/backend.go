@@ -157,23 +157,11 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if err != nil {
 		return nil, err
 	}
-	id, err := runstate.NewID()
-	if err != nil {
-		return nil, err
-	}
-	bundles := b.bundles()
-	cb, err := b.Compile(ctx, job, filepath.Join(bundles.Dir, id), id)
-	if err != nil {
-		return nil, err
-	}
-	bundle, err := bundles.Create(id)
+	id, bundle, cb, err := ocirunner.NewBundle(ctx, b.bundles(), job, b.Compile)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(bundle)
-	if err := cb.Write(bundle); err != nil {
-		return nil, err
-	}
 	labels := map[string]string{LabelRun: id, LabelOwner: runstate.OwnerStamp()}
 	// Whatever happens from here, even a cancel while containerd is still
 	// creating something, the task, the container and the lease of this id

@@ -164,23 +164,11 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if err != nil {
 		return nil, err
 	}
-	id, err := runstate.NewID()
-	if err != nil {
-		return nil, err
-	}
-	bundles := b.bundles()
-	cb, err := b.Compile(ctx, job, filepath.Join(bundles.Dir, id), id)
-	if err != nil {
-		return nil, err
-	}
-	bundle, err := bundles.Create(id)
+	id, bundle, cb, err := ocirunner.NewBundle(ctx, b.bundles(), job, b.Compile)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(bundle)
-	if err := cb.Write(bundle); err != nil {
-		return nil, err
-	}
 	callCtx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
 	image, err := b.ensureSkeleton(callCtx, cli, cb.Symlinks)

@@ -130,26 +130,14 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if job.Terminal {
 		return nil, fmt.Errorf("%s: --tty is not supported yet: output is captured", b.name)
 	}
-	id, err := runstate.NewID()
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(b.runtimeState, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	bundles := b.bundles()
-	cb, err := b.Compile(ctx, job, filepath.Join(bundles.Dir, id), id)
-	if err != nil {
-		return nil, err
-	}
-	bundle, err := bundles.Create(id)
+	id, bundle, _, err := NewBundle(ctx, b.bundles(), job, b.Compile)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(bundle)
-	if err := cb.Write(bundle); err != nil {
-		return nil, err
-	}
 	defer b.delete(id)
 	return b.run(ctx, job, id, bundle)
 }
@@ -158,6 +146,29 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 // container id: what `golem-box compile` prints.
 func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
 	return CompileJob(ctx, job, b.imageDir, bundle, id, b.Features())
+}
+
+// Compiler compiles a job into the bundle directory dir of container id.
+type Compiler func(ctx context.Context, job *runner.Job, dir, id string) (*compile.Bundle, error)
+
+// NewBundle gives a run its id, compiles the job and writes its bundle
+// under bundles, the owner file first so that GC can always tell whose it
+// is. The caller removes the directory when the run ends.
+func NewBundle(ctx context.Context, bundles runstate.Bundles, job *runner.Job, c Compiler) (id, dir string, cb *compile.Bundle, err error) {
+	if id, err = runstate.NewID(); err != nil {
+		return "", "", nil, err
+	}
+	if cb, err = c(ctx, job, filepath.Join(bundles.Dir, id), id); err != nil {
+		return "", "", nil, err
+	}
+	if dir, err = bundles.Create(id); err != nil {
+		return "", "", nil, err
+	}
+	if err = cb.Write(dir); err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	return id, dir, cb, nil
 }
 
 // CompileJob compiles a job for any backend that runs OCI specs (this one,
