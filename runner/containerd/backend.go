@@ -43,9 +43,8 @@ type Backend struct {
 	stateDir string
 	imageDir string
 
-	once    sync.Once
+	mu      sync.Mutex
 	cli     *client.Client
-	cliErr  error
 	version string
 }
 
@@ -83,30 +82,31 @@ func New(opts ...Option) *Backend {
 // Name is "containerd".
 func (b *Backend) Name() string { return "containerd" }
 
-// client connects once and asks the daemon its version, which proves it
-// answers.
+// client connects and asks the daemon its version, which proves it
+// answers. A connection that worked is kept; a failure is tried again on
+// the next call, so that a daemon started later is found.
 func (b *Backend) client(ctx context.Context) (*client.Client, error) {
-	b.once.Do(func() {
-		if _, err := os.Stat(b.address); err != nil {
-			b.cliErr = b.unreachable(err)
-			return
-		}
-		cli, err := client.New(b.address, client.WithDefaultNamespace(Namespace), client.WithTimeout(connectTimeout))
-		if err != nil {
-			b.cliErr = b.unreachable(err)
-			return
-		}
-		vctx, cancel := context.WithTimeout(ctx, connectTimeout)
-		defer cancel()
-		v, err := cli.Version(vctx)
-		if err != nil {
-			cli.Close()
-			b.cliErr = b.unreachable(err)
-			return
-		}
-		b.cli, b.version = cli, v.Version
-	})
-	return b.cli, b.cliErr
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cli != nil {
+		return b.cli, nil
+	}
+	if _, err := os.Stat(b.address); err != nil {
+		return nil, b.unreachable(err)
+	}
+	cli, err := client.New(b.address, client.WithDefaultNamespace(Namespace), client.WithTimeout(connectTimeout))
+	if err != nil {
+		return nil, b.unreachable(err)
+	}
+	vctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	v, err := cli.Version(vctx)
+	if err != nil {
+		cli.Close()
+		return nil, b.unreachable(err)
+	}
+	b.cli, b.version = cli, v.Version
+	return cli, nil
 }
 
 func (b *Backend) unreachable(err error) error {
@@ -127,7 +127,11 @@ func (b *Backend) Available(ctx context.Context) error {
 }
 
 // Version is the daemon's version ("" before the first contact).
-func (b *Backend) Version() string { return b.version }
+func (b *Backend) Version() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.version
+}
 
 func (b *Backend) bundles() runstate.Bundles {
 	return runstate.Bundles{Dir: filepath.Join(b.stateDir, "containerd")}

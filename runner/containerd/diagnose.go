@@ -14,7 +14,7 @@ func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
 	if !d.Usable {
 		return d
 	}
-	d.Version = b.version
+	d.Version = b.Version()
 	rc := ocirunner.New(ocirunner.WithRuntime("runc"), ocirunner.WithStateDir(b.stateDir)).Diagnose(ctx)
 	if !rc.Usable {
 		d.Usable = false
