@@ -150,3 +150,44 @@ func (r *Result) SetExit(code int, reason Reason, oom func() bool) {
 	}
 	r.Reason = reason
 }
+
+// Output is a run's stdout and stderr, each capped at the job's limit.
+type Output struct{ Stdout, Stderr *CapBuffer }
+
+// NewOutput makes the capped buffers for job.
+func NewOutput(job *Job) *Output {
+	lim := job.OutputLimit()
+	return &Output{Stdout: &CapBuffer{Limit: lim}, Stderr: &CapBuffer{Limit: lim}}
+}
+
+// Result is what the backend reports, before SetExit.
+func (o *Output) Result(backend string, d time.Duration) *Result {
+	return &Result{Backend: backend, Duration: d,
+		Stdout: o.Stdout.Bytes(), Stderr: o.Stderr.Bytes(),
+		StdoutTruncated: o.Stdout.Truncated(), StderrTruncated: o.Stderr.Truncated()}
+}
+
+// Supervise waits until ended is closed, calling kill once when the job's
+// deadline passes or ctx is cancelled, and returns the reason golem-box
+// ended the run ("" when the command ended by itself). Backends whose
+// daemon reports the end call it with a channel closed by their wait.
+func Supervise(ctx context.Context, job *Job, ended <-chan struct{}, kill func()) Reason {
+	var deadline <-chan time.Time
+	if t := job.TimeoutOrDefault(); t > 0 {
+		timer := time.NewTimer(t)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	select {
+	case <-ended:
+		return ""
+	case <-deadline:
+		kill()
+		<-ended
+		return ReasonTimeout
+	case <-ctx.Done():
+		kill()
+		<-ended
+		return ReasonKilled
+	}
+}

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/golem-box/golem-box/mountspec"
 	"github.com/stretchr/testify/assert"
@@ -47,4 +49,24 @@ func TestRegistry(t *testing.T) {
 	_, err = New("no-such-backend", Settings{})
 	require.True(t, errors.Is(err, ErrUnavailable))
 	assert.Contains(t, err.Error(), "fake-test", "the error lists the known backends")
+}
+
+func TestSupervise(t *testing.T) {
+	job := &Job{Sandbox: &mountspec.Sandbox{}}
+	ended := make(chan struct{})
+	close(ended)
+	assert.Equal(t, Reason(""), Supervise(context.Background(), job, ended, func() { t.Fatal("nothing to kill") }))
+
+	// At the deadline kill is called once, and the run is still waited for.
+	job.Timeout = 10 * time.Millisecond
+	ended = make(chan struct{})
+	kills := 0
+	assert.Equal(t, ReasonTimeout, Supervise(context.Background(), job, ended, func() { kills++; close(ended) }))
+	assert.Equal(t, 1, kills)
+
+	job.Timeout = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ended = make(chan struct{})
+	assert.Equal(t, ReasonKilled, Supervise(ctx, job, ended, func() { close(ended) }))
 }

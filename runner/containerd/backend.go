@@ -185,13 +185,12 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 }
 
 func (b *Backend) run(ctx, callCtx context.Context, ctr client.Container, job *runner.Job, id string) (*runner.Result, error) {
-	lim := job.OutputLimit()
-	stdout, stderr := &runner.CapBuffer{Limit: lim}, &runner.CapBuffer{Limit: lim}
+	out := runner.NewOutput(job)
 	var stdin io.Reader = job.Stdin
 	if stdin == nil {
 		stdin = emptyReader{}
 	}
-	task, err := ctr.NewTask(callCtx, cio.NewCreator(cio.WithStreams(stdin, stdout, stderr)))
+	task, err := ctr.NewTask(callCtx, cio.NewCreator(cio.WithStreams(stdin, out.Stdout, out.Stderr)))
 	if err != nil {
 		return nil, b.daemonError("containerd could not run the container", err)
 	}
@@ -214,29 +213,13 @@ func (b *Backend) run(ctx, callCtx context.Context, ctr client.Container, job *r
 	if err := task.Start(callCtx); err != nil {
 		return nil, b.daemonError("containerd could not start the command", err)
 	}
-	var deadline <-chan time.Time
-	if t := job.TimeoutOrDefault(); t > 0 {
-		timer := time.NewTimer(t)
-		defer timer.Stop()
-		deadline = timer.C
-	}
-	reason := runner.Reason("")
+	ended := make(chan struct{})
 	var status client.ExitStatus
-	for waiting := true; waiting; {
-		select {
-		case status = <-statusC:
-			waiting = false
-		case <-deadline:
-			reason, deadline = runner.ReasonTimeout, nil
-			b.kill(task)
-		case <-ctx.Done():
-			if reason == "" {
-				reason = runner.ReasonKilled
-			}
-			b.kill(task)
-			ctx = context.Background()
-		}
-	}
+	go func() {
+		defer close(ended)
+		status = <-statusC
+	}()
+	reason := runner.Supervise(ctx, job, ended, func() { b.kill(task) })
 	code, _, err := status.Result()
 	if err != nil {
 		return nil, b.daemonError("lost containerd while the command ran", err)
@@ -250,9 +233,7 @@ func (b *Backend) run(ctx, callCtx context.Context, ctr client.Container, job *r
 	case <-drained:
 	case <-time.After(outputDrainLimit):
 	}
-	res := &runner.Result{Backend: b.Name(), Duration: dur,
-		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
-		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated()}
+	res := out.Result(b.Name(), dur)
 	// The task's cgroup lives until the task is deleted: its OOM counter
 	// is read first.
 	res.SetExit(int(code), reason, func() bool { return runstate.OOMKilled(id, oomBefore) })

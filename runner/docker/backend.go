@@ -203,11 +203,10 @@ func (b *Backend) run(ctx context.Context, cli *client.Client, job *runner.Job, 
 		return nil, b.engineError(fmt.Errorf("attach: %w", err))
 	}
 	defer att.Close()
-	lim := job.OutputLimit()
-	stdout, stderr := &runner.CapBuffer{Limit: lim}, &runner.CapBuffer{Limit: lim}
+	out := runner.NewOutput(job)
 	copied := make(chan error, 1)
 	go func() {
-		_, err := stdcopy.StdCopy(stdout, stderr, att.Reader)
+		_, err := stdcopy.StdCopy(out.Stdout, out.Stderr, att.Reader)
 		copied <- err
 	}()
 	// The wait is registered before the start, so that no exit is missed;
@@ -226,35 +225,27 @@ func (b *Backend) run(ctx context.Context, cli *client.Client, job *runner.Job, 
 			_ = att.CloseWrite()
 		}()
 	}
-	var deadline <-chan time.Time
-	if t := job.TimeoutOrDefault(); t > 0 {
-		timer := time.NewTimer(t)
-		defer timer.Stop()
-		deadline = timer.C
-	}
-	reason := runner.Reason("")
-	code := -1
-	for code < 0 {
+	// The wait's outcome, whichever channel brings it, ends the run.
+	ended := make(chan struct{})
+	code, waitErr := -1, error(nil)
+	go func() {
+		defer close(ended)
 		select {
 		case w := <-wait.Result:
 			if w.Error != nil && w.Error.Message != "" {
-				return nil, fmt.Errorf("docker: waiting for the container: %s", w.Error.Message)
+				waitErr = fmt.Errorf("docker: waiting for the container: %s", w.Error.Message)
+				return
 			}
 			code = int(w.StatusCode)
 		case err := <-wait.Error:
 			// The wait is the one call without a deadline: its end
 			// without a status is the engine going away.
-			return nil, fmt.Errorf("docker: lost the engine while the command ran: %w", unreachable(b.cli.DaemonHost(), err))
-		case <-deadline:
-			reason, deadline = runner.ReasonTimeout, nil
-			b.kill(cid)
-		case <-ctx.Done():
-			if reason == "" {
-				reason = runner.ReasonKilled
-			}
-			b.kill(cid)
-			ctx = context.Background() // kill once; the wait reports the end
+			waitErr = fmt.Errorf("docker: lost the engine while the command ran: %w", unreachable(b.cli.DaemonHost(), err))
 		}
+	}()
+	reason := runner.Supervise(ctx, job, ended, func() { b.kill(cid) })
+	if waitErr != nil {
+		return nil, waitErr
 	}
 	dur := time.Since(start)
 	// The stream ends with the container; processes it left holding the
@@ -263,9 +254,7 @@ func (b *Backend) run(ctx context.Context, cli *client.Client, job *runner.Job, 
 	case <-copied:
 	case <-time.After(2 * time.Second):
 	}
-	res := &runner.Result{Backend: b.Name(), Duration: dur,
-		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
-		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated()}
+	res := out.Result(b.Name(), dur)
 	res.SetExit(code, reason, func() bool {
 		ictx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 		defer cancel()

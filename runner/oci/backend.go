@@ -198,15 +198,14 @@ func CompileJob(ctx context.Context, job *runner.Job, imageDir, bundle, id strin
 }
 
 func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (*runner.Result, error) {
-	lim := job.OutputLimit()
-	stdout, stderr := &runner.CapBuffer{Limit: lim}, &runner.CapBuffer{Limit: lim}
+	out := runner.NewOutput(job)
 	logFile := filepath.Join(bundle, "runtime.log")
 	cmd := b.command(append(b.logArgs(logFile), "run", "--bundle", bundle, id)...)
 	cmd.Stdin = job.Stdin
 	if cmd.Stdin == nil {
 		cmd.Stdin = bytes.NewReader(nil)
 	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = out.Stdout, out.Stderr
 	// The runtime must not die with our terminal's ^C before it is told to
 	// kill the container: give it its own process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -238,9 +237,7 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 		reason = runner.ReasonKilled
 		waitErr = b.killAndWait(id, cmd, done)
 	}
-	res := &runner.Result{Backend: b.name, Duration: time.Since(start),
-		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
-		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated()}
+	res := out.Result(b.name, time.Since(start))
 	code := -1
 	var ee *exec.ExitError
 	switch {
