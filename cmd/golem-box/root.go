@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/golem-box/golem-box/mountspec"
 	"github.com/golem-box/golem-box/sandbox"
@@ -35,6 +37,10 @@ func exitCode(err error) int {
 	return exitFailed
 }
 
+// annotationOutputs lists, comma-separated, the --output formats of a
+// command that accepts more than text and json.
+const annotationOutputs = "golem-box/outputs"
+
 // globals are the flags every command shares.
 type globals struct {
 	overrides mountspec.Overrides
@@ -53,8 +59,13 @@ and the --root, --mount and -v flags.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if g.output != "text" && g.output != "json" {
-				return usageError{fmt.Errorf("--output must be text or json, got %q", g.output)}
+			// A command may accept more formats (audit: sarif).
+			formats := []string{"text", "json"}
+			if more := cmd.Annotations[annotationOutputs]; more != "" {
+				formats = strings.Split(more, ",")
+			}
+			if !slices.Contains(formats, g.output) {
+				return usageError{fmt.Errorf("--output must be %s, got %q", strings.Join(formats, ", "), g.output)}
 			}
 			return nil
 		},
@@ -71,7 +82,7 @@ and the --root, --mount and -v flags.`,
 	root.AddCommand(
 		newResolveCmd(g), newReadCmd(g), newWriteCmd(g), newEditCmd(g), newRmCmd(g),
 		newLsCmd(g), newStatCmd(g), newCheckCmd(g), newVersionCmd(g),
-		newRunCmd(g), newCompileCmd(g), newGCCmd(g), newImageCmd(g), newDoctorCmd(g),
+		newRunCmd(g), newCompileCmd(g), newGCCmd(g), newImageCmd(g), newDoctorCmd(g), newAuditCmd(g),
 	)
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"os"
 	"path/filepath"
@@ -325,4 +326,21 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 		}
 	}
 	return removed, nil
+}
+
+// Inspect returns the engine's raw inspect document of a container (what
+// docker inspect prints for it), for golem-box audit --container.
+func (b *Backend) Inspect(ctx context.Context, id string) ([]byte, error) {
+	cli, err := b.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("container %s: no such container on the engine at %s (docker ps -a lists them)", id, cli.DaemonHost())
+		}
+		return nil, b.engineError(fmt.Errorf("inspect %s: %w", id, err))
+	}
+	return res.Raw, nil
 }
