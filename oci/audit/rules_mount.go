@@ -101,7 +101,9 @@ func init() {
 			Field: "linux.readonlyPaths; HostConfig.ReadonlyPaths, SecurityOpt systempaths",
 			Why:   "/proc/sys and /proc/sysrq-trigger change host-wide kernel settings or reboot the host when writable.",
 			Fix:   "Make at least /proc/bus, /proc/fs, /proc/irq, /proc/sys and /proc/sysrq-trigger read-only (linux.readonlyPaths).",
-			check: func(s *Subject) []Hit { return missingPaths(s, fieldReadonly, s.ReadonlyPaths, requiredReadonly, "read-only") }},
+			check: func(s *Subject) []Hit {
+				return missingPaths(s, fieldReadonly, s.ReadonlyPaths, requiredReadonly, "read-only")
+			}},
 		&Rule{ID: "GB316", Name: "writable-rootfs", Severity: Low, Title: "Root filesystem writable",
 			Field: "root.readonly; HostConfig.ReadonlyRootfs",
 			Why:   "A writable root lets a compromised process replace the programs the container runs next and persist there.",

@@ -208,7 +208,9 @@ func dangerousDevice(p string) bool {
 }
 
 // memoryDevices are mem (1:1), kmem (1:2) and port (1:4).
-func memoryDevice(major, minor int64) bool { return major == 1 && (minor == 1 || minor == 2 || minor == 4) }
+func memoryDevice(major, minor int64) bool {
+	return major == 1 && (minor == 1 || minor == 2 || minor == 4)
+}
 
 func checkDangerousDevices(s *Subject) []Hit {
 	var out []Hit

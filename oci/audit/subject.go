@@ -195,7 +195,9 @@ type Mount struct {
 }
 
 // bind reports whether m shows a host path in the container.
-func (m Mount) bind() bool { return m.Type == "bind" || m.Type == "" && m.Source != "" && m.Source[0] == '/' }
+func (m Mount) bind() bool {
+	return m.Type == "bind" || m.Type == "" && m.Source != "" && m.Source[0] == '/'
+}
 
 // SeccompMode says which seccomp filter the process gets.
 type SeccompMode string
