@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -53,6 +54,12 @@ func WriteText(w io.Writer, r *Report, colour bool) error {
 		fmt.Fprintln(w)
 	}
 	if len(order) > 0 {
+		slices.SortFunc(order, func(a, b string) int {
+			if d := fired[b].Severity.Rank() - fired[a].Severity.Rank(); d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
 		fmt.Fprintln(w, "How to fix:")
 		for _, id := range order {
 			f := fired[id]

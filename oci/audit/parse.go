@@ -141,19 +141,21 @@ func jsonError(target string, data []byte, err error) error {
 	var se *json.SyntaxError
 	var ute *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &se) && se.Offset >= int64(len(data)):
+		ie.Line, ie.Column = position(data, int64(len(data)))
+		ie.Reason = "not valid JSON: the input ends in the middle of a value"
 	case errors.As(err, &se):
-		ie.Line, ie.Column = position(data, se.Offset)
+		// The decoder counts the offending byte as read.
+		ie.Line, ie.Column = position(data, se.Offset-1)
 	case errors.As(err, &ute):
 		ie.Line, ie.Column = position(data, ute.Offset)
 		ie.Reason = fmt.Sprintf("expected %s, got a JSON %s", ute.Type, ute.Value)
-	case errors.Is(err, io.ErrUnexpectedEOF) || err != nil && err.Error() == "unexpected end of JSON input":
-		ie.Line, ie.Column = position(data, int64(len(data)))
-		ie.Reason = "not valid JSON: the input ends in the middle of a value"
 	}
 	return ie
 }
 
-// position converts a byte offset into a 1-based line and column.
+// position converts a byte offset into a 1-based line and column. For a
+// type error the decoder's offset is the end of the offending value.
 func position(data []byte, off int64) (line, col int) {
 	if off > int64(len(data)) {
 		off = int64(len(data))
