@@ -98,7 +98,7 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 				} `json:"suppressions"`
 			} `json:"results"`
 			Invocations []struct {
-				ExecutionSuccessful       bool              `json:"executionSuccessful"`
+				ExecutionSuccessful        bool              `json:"executionSuccessful"`
 				ToolExecutionNotifications []json.RawMessage `json:"toolExecutionNotifications"`
 			} `json:"invocations"`
 		} `json:"runs"`
