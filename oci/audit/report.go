@@ -53,7 +53,7 @@ func (o Options) Validate() error {
 	var errs []error
 	for _, id := range o.Ignore {
 		if _, ok := Lookup(id); !ok {
-			errs = append(errs, fmt.Errorf("--ignore %s: no such rule (golem-box audit rules lists them)", id))
+			errs = append(errs, fmt.Errorf("--ignore %s: no such rule (golem-box audit --list-rules lists them)", id))
 		}
 	}
 	for i, s := range o.Suppressions {
@@ -160,19 +160,19 @@ func LoadSuppressions(file string) ([]Suppression, error) {
 	for i, n := range doc.Suppress {
 		var s Suppression
 		at := fmt.Sprintf("%s:%d: suppress[%d]", file, n.Line, i)
-		if err := n.Decode(&s); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", at, err))
-			continue
-		}
 		if err := checkSuppression(n); err != nil {
 			errs = append(errs, fmt.Errorf("%s%v", at, err))
+			continue
+		}
+		if err := n.Decode(&s); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", at, err))
 			continue
 		}
 		switch _, known := Lookup(s.Rule); {
 		case s.Rule == "":
 			errs = append(errs, fmt.Errorf("%s.rule: required: the rule ID (GB501) or name whose findings are accepted", at))
 		case !known:
-			errs = append(errs, fmt.Errorf("%s.rule: no such rule %q: golem-box audit rules lists them", at, s.Rule))
+			errs = append(errs, fmt.Errorf("%s.rule: no such rule %q: golem-box audit --list-rules lists them", at, s.Rule))
 		case strings.TrimSpace(s.Reason) == "":
 			errs = append(errs, fmt.Errorf("%s.reason: required: say why this finding is accepted, for the next reviewer", at))
 		}
