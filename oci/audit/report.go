@@ -25,7 +25,8 @@ type Options struct {
 type Suppression struct {
 	// Rule is a rule ID or name.
 	Rule string `yaml:"rule" json:"rule"`
-	// Target is a path.Match pattern on the target name; empty for all.
+	// Target is a path.Match pattern on the input's path, its file name or
+	// the container's name; empty for all.
 	Target string `yaml:"target,omitempty" json:"target,omitempty"`
 	// Reason says why the finding is accepted; required.
 	Reason string `yaml:"reason" json:"reason"`
@@ -100,7 +101,13 @@ func matchTarget(pattern string, s *Subject) bool {
 	if pattern == "" {
 		return true
 	}
-	for _, name := range []string{s.Target, s.Name} {
+	// The pattern may name the input as given, its file name, or the
+	// container: jobs/*.json, ci-*.json, ci-runner-*.
+	file := s.Target
+	if i := strings.LastIndex(file, "["); i > 0 && strings.HasSuffix(file, "]") {
+		file = file[:i]
+	}
+	for _, name := range []string{s.Target, file, path.Base(file), s.Name} {
 		if ok, _ := path.Match(pattern, name); ok && name != "" {
 			return true
 		}
