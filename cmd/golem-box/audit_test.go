@@ -57,7 +57,7 @@ func TestAuditFailOnAndIgnore(t *testing.T) {
 	}{
 		{[]string{"--fail-on", "severe", priv}, "--fail-on: unknown severity \"severe\""},
 		{[]string{"--ignore", "GB999", priv}, "--ignore GB999: no such rule"},
-		{[]string{"-o", "yaml", priv}, "--output must be text, json, sarif"},
+		{[]string{"-o", "yaml", priv}, "--output must be text, json or sarif"},
 		{nil, "audit needs a FILE, - for stdin, or --container ID"},
 		{[]string{"--suppressions", filepath.Join(dir, "none.yaml"), priv}, "none.yaml"},
 	} {

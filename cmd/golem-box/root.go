@@ -65,7 +65,8 @@ and the --root, --mount and -v flags.`,
 				formats = strings.Split(more, ",")
 			}
 			if !slices.Contains(formats, g.output) {
-				return usageError{fmt.Errorf("--output must be %s, got %q", strings.Join(formats, ", "), g.output)}
+				list := strings.Join(formats[:len(formats)-1], ", ") + " or " + formats[len(formats)-1]
+				return usageError{fmt.Errorf("--output must be %s, got %q", list, g.output)}
 			}
 			return nil
 		},

@@ -88,6 +88,9 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 						ArtifactLocation struct {
 							URI string `json:"uri"`
 						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
 					} `json:"physicalLocation"`
 					LogicalLocations []struct {
 						FullyQualifiedName string `json:"fullyQualifiedName"`
@@ -122,6 +125,7 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 		assert.NotEmpty(t, res.Message.Text)
 		require.Len(t, res.Locations, 1)
 		uris[res.Locations[0].PhysicalLocation.ArtifactLocation.URI] = true
+		assert.Positive(t, res.Locations[0].PhysicalLocation.Region.StartLine, "code scanning needs region.startLine")
 		assert.NotEmpty(t, res.Locations[0].LogicalLocations[0].FullyQualifiedName)
 		assert.NotEqual(t, "GB503", res.RuleID, "ignored rules are left out")
 		if len(res.Suppressions) > 0 {

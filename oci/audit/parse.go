@@ -56,36 +56,58 @@ func Parse(target string, data []byte) ([]*Subject, error) {
 	if len(trimmed) == 0 {
 		return nil, &InputError{Target: target, Reason: "empty input: expected an OCI config.json or docker inspect output"}
 	}
-	var objs []json.RawMessage
-	if trimmed[0] == '[' {
-		if err := json.Unmarshal(data, &objs); err != nil {
+	// Each value keeps its offset in data, to locate errors and fields.
+	type value struct {
+		raw json.RawMessage
+		off int
+	}
+	var objs []value
+	array := trimmed[0] == '['
+	if array {
+		var all []json.RawMessage
+		if err := json.Unmarshal(data, &all); err != nil {
 			return nil, jsonError(target, data, err)
 		}
-		if len(objs) == 0 {
+		if len(all) == 0 {
 			return nil, &InputError{Target: target, Reason: "an empty array: docker inspect found no container"}
+		}
+		// Walk the (valid) array again for each element's offset.
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if _, err := dec.Token(); err != nil {
+			return nil, jsonError(target, data, err)
+		}
+		for dec.More() {
+			off := int(dec.InputOffset())
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, jsonError(target, data, err)
+			}
+			off += bytes.Index(data[off:], raw[:1])
+			objs = append(objs, value{raw, off})
 		}
 	} else {
 		if !json.Valid(data) {
 			var v any
 			return nil, jsonError(target, data, json.Unmarshal(data, &v))
 		}
-		objs = []json.RawMessage{trimmed}
+		objs = []value{{trimmed, bytes.Index(data, trimmed[:1])}}
 	}
 	var out []*Subject
-	for i, raw := range objs {
+	for i, v := range objs {
 		name := target
-		if trimmed[0] == '[' {
+		if array {
 			name = fmt.Sprintf("%s[%d]", target, i)
 		}
-		s, err := parseOne(name, raw)
+		s, err := parseOne(name, v.raw)
 		if err != nil {
 			var ie *InputError
 			if errors.As(err, &ie) && ie.Line == 0 && ie.off > 0 {
 				// Locate a type error inside this element of the whole input.
-				ie.Line, ie.Column = position(data, int64(bytes.Index(data, raw))+ie.off)
+				ie.Line, ie.Column = position(data, int64(v.off)+ie.off)
 			}
 			return nil, err
 		}
+		s.lines = fieldLines(data, v.off)
 		out = append(out, s)
 	}
 	return out, nil

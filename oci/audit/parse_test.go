@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -112,5 +113,41 @@ func TestDockerUser(t *testing.T) {
 		uid, known := dockerUser(in)
 		assert.Equal(t, want.uid, uid, in)
 		assert.Equal(t, want.known, known, in)
+	}
+}
+
+// TestFindingsCarryTheirLine points each finding at the line of its field,
+// or of the nearest parent present, in the file as written.
+func TestFindingsCarryTheirLine(t *testing.T) {
+	for _, c := range []struct {
+		file, rule, lineHas string
+	}{
+		{"docker-privileged", "GB101", `"Privileged": true`},
+		{"docker-inspect-array", "GB201", `"NetworkMode": "host"`},
+		{"oci-no-seccomp", "GB401", `"linux": {`},
+		{"oci-sysctls", "GB701", `"kernel.core_pattern"`},
+		{"oci-host-root-bind", "GB301", `"destination": "/host"`},
+		{"oci-hooks", "GB802", `"hooks": {`},
+		{"docker-ports-restart-env-cwd", "GB805", `"DB_PASSWORD=hunter2"`},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/corpus/" + c.file + ".json")
+			require.NoError(t, err)
+			subjects, err := Parse(c.file, data)
+			require.NoError(t, err)
+			lines := strings.Split(string(data), "\n")
+			found := false
+			for _, s := range subjects {
+				for _, f := range Check(s) {
+					if f.RuleID == c.rule {
+						found = true
+						require.Positive(t, f.Line)
+						// An array element starts at its brace: look at the next line too.
+						assert.Contains(t, lines[f.Line-1]+lines[f.Line], c.lineHas, "%s at %s", c.rule, f.Field)
+					}
+				}
+			}
+			assert.True(t, found, "%s must fire", c.rule)
+		})
 	}
 }

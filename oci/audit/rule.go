@@ -89,7 +89,10 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	Title    string   `json:"title"`
 	Field    string   `json:"field"`
-	Message  string   `json:"message"`
+	// Line is where Field (or its nearest parent) is in the input, 0 when
+	// the input was not read from text.
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
 	Fix      string   `json:"fix"`
 	// Suppressed holds the reason from the suppression file, if any.
 	Suppressed string `json:"suppressed,omitempty"`
@@ -126,7 +129,7 @@ func Check(s *Subject) []Finding {
 		}
 		for _, h := range r.check(s) {
 			out = append(out, Finding{RuleID: r.ID, Name: r.Name, Severity: r.Severity, Title: r.Title,
-				Field: h.Field, Message: h.Message, Fix: r.Fix})
+				Field: h.Field, Line: s.lineOf(h.Field), Message: h.Message, Fix: r.Fix})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int { return b.Severity.Rank() - a.Severity.Rank() })

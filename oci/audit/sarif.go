@@ -48,8 +48,11 @@ func WriteSARIF(w io.Writer, r *Report, toolVersion string) error {
 		uri := artifactURI(res)
 		run.AddDistinctArtifact(uri)
 		for _, f := range res.Findings {
+			// Code scanning places a result by its region's start line.
+			line := max(f.Line, 1)
 			loc := sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
-				WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)))
+				WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
+				WithRegion(sarif.NewRegion().WithStartLine(line)))
 			ll := sarif.NewLogicalLocation().WithFullyQualifiedName(f.Field).WithKind("member")
 			loc.AddLogicalLocation(ll)
 			result := run.CreateResultForRule(f.RuleID).WithLevel(sarifLevel(f.Severity)).

@@ -80,6 +80,9 @@ type Subject struct {
 
 	// Fields names, per fact, where it was read (see the field* keys).
 	Fields map[string]string
+
+	// lines maps the input's fields to their lines (see fieldLines).
+	lines map[string]int
 }
 
 // The keys of Subject.Fields.
