@@ -93,7 +93,7 @@ type Finding struct {
 	// the input was not read from text.
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
-	Fix      string   `json:"fix"`
+	Fix     string `json:"fix"`
 	// Suppressed holds the reason from the suppression file, if any.
 	Suppressed string `json:"suppressed,omitempty"`
 }
