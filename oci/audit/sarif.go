@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
@@ -31,7 +33,7 @@ var securitySeverity = map[Severity]string{Critical: "9.5", High: "8.0", Medium:
 func WriteSARIF(w io.Writer, r *Report, toolVersion string) error {
 	rep := sarif.NewReport()
 	run := sarif.NewRunWithInformationURI("golem-box audit", InformationURI)
-	run.Tool.Driver.WithVersion(toolVersion).WithSemanticVersion(semver(toolVersion))
+	run.Tool.Driver.WithVersion(toolVersion)
 	for _, rule := range Rules() {
 		props := sarif.NewPropertyBag().Add("security-severity", securitySeverity[rule.Severity]).
 			Add("severity", string(rule.Severity)).Add("field", rule.Field)
@@ -76,8 +78,9 @@ func WriteSARIF(w io.Writer, r *Report, toolVersion string) error {
 	return rep.PrettyWrite(w)
 }
 
-// artifactURI names the input as a relative URI reference: a file path as
-// given, a container as docker-container:ID.
+// artifactURI names the input as SARIF wants it: a relative path as a
+// relative reference (code scanning resolves it against the checkout), an
+// absolute one as a file URI, stdin and containers by name.
 func artifactURI(res Result) string {
 	t := res.Target
 	if i := strings.LastIndex(t, "["); i > 0 && strings.HasSuffix(t, "]") {
@@ -87,22 +90,11 @@ func artifactURI(res Result) string {
 	case t == "-":
 		return "stdin"
 	case strings.HasPrefix(t, "container "):
-		return "docker-container:" + strings.TrimPrefix(t, "container ")
+		return "docker-container:" + url.PathEscape(strings.TrimPrefix(t, "container "))
+	case path.IsAbs(t):
+		return (&url.URL{Scheme: "file", Path: t}).String()
 	}
-	return strings.ReplaceAll(t, " ", "%20")
-}
-
-func semver(v string) string {
-	v = strings.TrimPrefix(v, "v")
-	if v == "" || v[0] < '0' || v[0] > '9' {
-		return "0.0.0-" + strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
-				return r
-			}
-			return '-'
-		}, v+"dev")
-	}
-	return v
+	return (&url.URL{Path: t}).String()
 }
 
 func ruleHelpText(r *Rule) string {
