@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -76,7 +77,7 @@ severe as --fail-on, or 2 when an input could not be audited.`,
 					data, err := b.Inspect(cmd.Context(), id)
 					var subjects []*audit.Subject
 					if err == nil {
-						subjects, err = audit.Parse(target, data)
+						subjects, err = audit.Read(target, bytes.NewReader(data))
 					}
 					rep.Add(opts, subjects...)
 					addInputError(rep, target, err)

@@ -16,7 +16,7 @@ type Options struct {
 	// Ignore lists rule IDs or names to skip entirely.
 	Ignore []string
 	// Suppressions mark findings as accepted, with a reason; they stay in
-	// the JSON and SARIF outputs, marked, and do not count for FailOn.
+	// the JSON and SARIF outputs, marked, and do not count for Fails.
 	Suppressions []Suppression
 }
 
@@ -40,13 +40,13 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 }
 
-// Report is the audit of every input.
+// Report is the audit of every input; WriteJSON gives its JSON form.
 type Report struct {
-	Results []Result `json:"results"`
+	Results []Result
 	// Errors are the inputs that could not be audited.
-	Errors []*InputError `json:"errors,omitempty"`
+	Errors []*InputError
 	// Ignored are the rule IDs skipped by Options.Ignore.
-	Ignored []string `json:"ignored,omitempty"`
+	Ignored []string
 }
 
 // Validate checks that every rule the options name exists.
