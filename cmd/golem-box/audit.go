@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -123,22 +124,28 @@ func readAuditFile(name string, stdin io.Reader) ([]*audit.Subject, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the target already names the file
+		}
+		return nil, &audit.InputError{Target: name, Reason: err.Error()}
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("is a directory: give its config.json")
+		return nil, &audit.InputError{Target: name, Reason: "is a directory: give its config.json"}
 	}
 	return audit.Read(name, f)
 }
 
+// addInputError records an input that could not be audited; the others
+// still are.
 func addInputError(rep *audit.Report, target string, err error) {
 	if err == nil {
 		return
 	}
 	var ie *audit.InputError
 	if !errors.As(err, &ie) {
-		ie = &audit.InputError{Target: target, Reason: strings.TrimPrefix(err.Error(), "open "+target+": ")}
+		ie = &audit.InputError{Target: target, Reason: err.Error()}
 	}
 	rep.Errors = append(rep.Errors, ie)
 }

@@ -111,8 +111,9 @@ var AllCaps = []string{"CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FS
 	"MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF",
 	"CHECKPOINT_RESTORE"}
 
-// dockerMaskedPaths and dockerReadonlyPaths are what the engine applies
-// when the inspect output carries no list (older engines).
+// dockerMaskedPaths and dockerReadonlyPaths are the engine's defaults: what
+// it applies when the inspect output carries no list, and what GB314 and
+// GB315 require of every spec.
 var (
 	dockerMaskedPaths   = []string{"/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware"}
 	dockerReadonlyPaths = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}
@@ -135,7 +136,7 @@ func fromDocker(target string, raw json.RawMessage) (*Subject, error) {
 			fieldPids: "HostConfig.PidsLimit", fieldCPU: "HostConfig.NanoCpus", fieldOOMScore: "HostConfig.OomScoreAdj",
 			fieldOOMKill: "HostConfig.OomKillDisable", fieldDeviceRules: "HostConfig.DeviceCgroupRules",
 			fieldSysctl: "HostConfig.Sysctls", fieldCwd: "Config.WorkingDir", fieldEnv: "Config.Env",
-			fieldPorts: "HostConfig.PortBindings", fieldRestart: "HostConfig.RestartPolicy",
+			fieldRestart: "HostConfig.RestartPolicy",
 		}}
 	s.Caps = dockerCaps(h.Privileged, h.CapAdd, h.CapDrop)
 	s.UID, s.UIDKnown = dockerUser(d.Config.User)
@@ -147,15 +148,13 @@ func fromDocker(target string, raw json.RawMessage) (*Subject, error) {
 	// An empty user or cgroup namespace mode is the daemon's default: no
 	// user namespace unless it runs with --userns-remap, and the host's
 	// cgroup namespace on cgroup v1 hosts and engines before 20.10.
-	for t, mode := range map[string]string{"user": h.UsernsMode, "cgroup": h.CgroupnsMode} {
-		ns := Namespace{Mode: NSHost, Field: "HostConfig.UsernsMode", Assumed: mode == ""}
-		if t == "cgroup" {
-			ns.Field = "HostConfig.CgroupnsMode"
-		}
-		if mode == "private" || t == "user" && mode != "" && mode != "host" {
-			ns.Mode = NSPrivate
-		}
-		s.Namespaces[t] = ns
+	s.Namespaces["user"] = Namespace{Mode: NSHost, Field: "HostConfig.UsernsMode", Assumed: h.UsernsMode == ""}
+	s.Namespaces["cgroup"] = Namespace{Mode: NSHost, Field: "HostConfig.CgroupnsMode", Assumed: h.CgroupnsMode == ""}
+	if m := h.UsernsMode; m != "" && m != "host" { // Podman's keep-id, auto, private
+		s.Namespaces["user"] = Namespace{Mode: NSPrivate, Field: "HostConfig.UsernsMode"}
+	}
+	if h.CgroupnsMode == "private" {
+		s.Namespaces["cgroup"] = Namespace{Mode: NSPrivate, Field: "HostConfig.CgroupnsMode"}
 	}
 	rro := map[string]bool{}
 	for _, m := range h.Mounts {
@@ -207,7 +206,6 @@ func fromDocker(target string, raw json.RawMessage) (*Subject, error) {
 		s.Fields[fieldMasked], s.Fields[fieldReadonly] = "HostConfig.SecurityOpt", "HostConfig.SecurityOpt"
 	default:
 		s.MaskedPaths, s.ReadonlyPaths = dockerMaskedPaths, dockerReadonlyPaths
-		s.PathsDefault = h.MaskedPaths == nil
 		if h.MaskedPaths != nil {
 			s.MaskedPaths = *h.MaskedPaths
 		}
@@ -254,8 +252,7 @@ func fromDocker(target string, raw json.RawMessage) (*Subject, error) {
 // dockerCaps computes the effective set the engine grants: its default set,
 // minus CapDrop, plus CapAdd ("ALL" in either as the engine reads it).
 func dockerCaps(privileged bool, add, drop []string) Caps {
-	norm := func(in []string) []string { return capNames(in) }
-	add, drop = norm(add), norm(drop)
+	add, drop = capNames(add), capNames(drop)
 	set := map[string]bool{}
 	for _, c := range DockerDefaultCaps {
 		set[c] = true

@@ -61,17 +61,13 @@ func Parse(target string, data []byte) ([]*Subject, error) {
 		raw json.RawMessage
 		off int
 	}
+	if !json.Valid(data) {
+		var v any // only to learn where and why
+		return nil, jsonError(target, data, json.Unmarshal(data, &v))
+	}
 	var objs []value
 	array := trimmed[0] == '['
 	if array {
-		var all []json.RawMessage
-		if err := json.Unmarshal(data, &all); err != nil {
-			return nil, jsonError(target, data, err)
-		}
-		if len(all) == 0 {
-			return nil, &InputError{Target: target, Reason: "an empty array: docker inspect found no container"}
-		}
-		// Walk the (valid) array again for each element's offset.
 		dec := json.NewDecoder(bytes.NewReader(data))
 		if _, err := dec.Token(); err != nil {
 			return nil, jsonError(target, data, err)
@@ -85,11 +81,10 @@ func Parse(target string, data []byte) ([]*Subject, error) {
 			off += bytes.Index(data[off:], raw[:1])
 			objs = append(objs, value{raw, off})
 		}
-	} else {
-		if !json.Valid(data) {
-			var v any
-			return nil, jsonError(target, data, json.Unmarshal(data, &v))
+		if len(objs) == 0 {
+			return nil, &InputError{Target: target, Reason: "an empty array: docker inspect found no container"}
 		}
+	} else {
 		objs = []value{{trimmed, bytes.Index(data, trimmed[:1])}}
 	}
 	var out []*Subject
@@ -161,7 +156,6 @@ func kind(raw json.RawMessage) string {
 func jsonError(target string, data []byte, err error) error {
 	ie := &InputError{Target: target, Reason: "not valid JSON: " + err.Error()}
 	var se *json.SyntaxError
-	var ute *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se) && se.Offset >= int64(len(data)):
 		ie.Line, ie.Column = position(data, int64(len(data)))
@@ -169,9 +163,6 @@ func jsonError(target string, data []byte, err error) error {
 	case errors.As(err, &se):
 		// The decoder counts the offending byte as read.
 		ie.Line, ie.Column = position(data, se.Offset-1)
-	case errors.As(err, &ute):
-		ie.Line, ie.Column = position(data, ute.Offset)
-		ie.Reason = fmt.Sprintf("expected %s, got a JSON %s", ute.Type, ute.Value)
 	}
 	return ie
 }

@@ -98,17 +98,17 @@ type Finding struct {
 	Suppressed string `json:"suppressed,omitempty"`
 }
 
+// rules is the table, kept ordered by ID.
 var rules []*Rule
 
 // register adds rules to the table; called from the init of each rule file.
-func register(rs ...*Rule) { rules = append(rules, rs...) }
+func register(rs ...*Rule) {
+	rules = append(rules, rs...)
+	slices.SortFunc(rules, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })
+}
 
 // Rules returns the rule table ordered by ID.
-func Rules() []*Rule {
-	out := slices.Clone(rules)
-	slices.SortFunc(out, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })
-	return out
-}
+func Rules() []*Rule { return slices.Clone(rules) }
 
 // Lookup finds a rule by ID or name (any case).
 func Lookup(idOrName string) (*Rule, bool) {
@@ -123,7 +123,7 @@ func Lookup(idOrName string) (*Rule, bool) {
 // Check runs every rule on s and returns its findings, most severe first.
 func Check(s *Subject) []Finding {
 	var out []Finding
-	for _, r := range Rules() {
+	for _, r := range rules {
 		if r.Implied && s.Privileged {
 			continue
 		}
@@ -142,9 +142,6 @@ func under(p, src string) bool {
 	src = path.Clean(src)
 	return src == "/" || p == src || strings.HasPrefix(p, src+"/")
 }
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // quoteList renders names for a message: "a, b and c".
 func quoteList(names []string) string {

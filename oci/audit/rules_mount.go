@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -21,17 +22,13 @@ var (
 	systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/var", "/usr/local"}
 	bootDirs   = []string{"/boot", "/lib/modules", "/usr/lib/modules", "/efi"}
 	credDirs   = []string{".ssh", ".aws", ".docker", ".kube", ".gnupg", ".azure", ".netrc", ".git-credentials", ".npmrc", ".pypirc", "gcloud"}
-	// requiredMasked and requiredReadonly are the paths that every
-	// engine's default masks or makes read-only.
-	requiredMasked   = []string{"/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware"}
-	requiredReadonly = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}
 )
 
 func init() {
 	register(
-		bindRule("GB301", "host-root-bind", Critical, "Host root filesystem bound", "the whole host filesystem is visible (and, unless read-only, writable): keys, the engine's socket and state, other users' files.",
+		bindRule("GB301", "host-root-bind", Critical, "Host root filesystem bound", "The whole host filesystem is visible (and, unless read-only, writable): keys, the engine's socket and state, other users' files.",
 			"Bind only the directories the workload needs.", false, func(src string) bool { return src == "/" }, "CIS Docker 5.5"),
-		bindRule("GB302", "runtime-socket-bind", Critical, "Container runtime socket bound", "whoever talks to the Docker, containerd, CRI-O or Podman socket can start a privileged container with the host's root bound: this is root on the host.",
+		bindRule("GB302", "runtime-socket-bind", Critical, "Container runtime socket bound", "Whoever talks to the Docker, containerd, CRI-O or Podman socket can start a privileged container with the host's root bound: this is root on the host.",
 			"Never bind a runtime socket into a container; use a narrowly scoped API proxy if the workload must start containers.", false, func(src string) bool {
 				for _, s := range runtimeSockets {
 					if src != "/" && under(s, src) {
@@ -40,21 +37,21 @@ func init() {
 				}
 				return strings.HasSuffix(src, "/docker.sock") || strings.HasSuffix(src, "/containerd.sock")
 			}, "CIS Docker 5.31"),
-		bindRule("GB303", "runtime-state-bind", High, "Container runtime state bound", "the engine's state and configuration hold every container's filesystem, secrets and the runtime binaries a host process executes (CVE-2019-5736 class).",
+		bindRule("GB303", "runtime-state-bind", High, "Container runtime state bound", "The engine's state and configuration hold every container's filesystem, secrets and the runtime binaries a host process executes (CVE-2019-5736 class).",
 			"Do not bind the engine's state directories into a container.", false, anyUnder(runtimeState), "CIS Docker 5.5"),
-		bindRule("GB304", "etc-bind", High, "Host /etc bound", "the host's /etc holds password hashes, sudoers, SSH host keys and service configuration; writable, it gives root on the next login or boot.",
+		bindRule("GB304", "etc-bind", High, "Host /etc bound", "The host's /etc holds password hashes, sudoers, SSH host keys and service configuration; writable, it gives root on the next login or boot.",
 			"Bind only the single files needed (resolv.conf, a CA bundle), read-only.", false, anyUnder(etcSecrets), "CIS Docker 5.5"),
-		bindRule("GB305", "proc-sys-bind", High, "Host /proc or /sys bound", "the host's /proc and /sys expose every process, kernel tunables (/proc/sys, /proc/sysrq-trigger) and hardware: none of the masking that the container's own /proc and /sys get applies.",
+		bindRule("GB305", "proc-sys-bind", High, "Host /proc or /sys bound", "The host's /proc and /sys expose every process, kernel tunables (/proc/sys, /proc/sysrq-trigger) and hardware: none of the masking that the container's own /proc and /sys get applies.",
 			"Let the runtime mount the container's own /proc and /sys; never bind the host's.", false, func(src string) bool {
 				return src != "/" && (under("/proc", src) || under(src, "/proc") || under("/sys", src) || under(src, "/sys"))
 			}, "CIS Docker 5.5"),
-		bindRule("GB306", "dev-bind", High, "Host /dev bound", "the host's /dev holds the disks, memory (/dev/mem) and terminals: the device cgroup is the only guard left.",
+		bindRule("GB306", "dev-bind", High, "Host /dev bound", "The host's /dev holds the disks, memory (/dev/mem) and terminals: the device cgroup is the only guard left.",
 			"Pass the single devices needed with --device, never the whole /dev.", false, func(src string) bool {
 				return src != "/" && (under("/dev", src) || under(src, "/dev"))
 			}, "CIS Docker 5.5"),
-		bindRule("GB307", "boot-bind-writable", High, "Host /boot or kernel modules bound writable", "a writable /boot or /lib/modules lets the container replace the kernel, its initramfs or a module the host loads next.",
+		bindRule("GB307", "boot-bind-writable", High, "Host /boot or kernel modules bound writable", "A writable /boot or /lib/modules lets the container replace the kernel, its initramfs or a module the host loads next.",
 			"Bind them read-only, or not at all.", true, anyUnder(bootDirs), "CIS Docker 5.5"),
-		bindRule("GB308", "home-credentials-bind", Medium, "Home directory or credentials bound", "whole home directories and credential directories (.ssh, .aws, .docker, .kube) hand the user's keys and tokens to the workload.",
+		bindRule("GB308", "home-credentials-bind", Medium, "Home directory or credentials bound", "Whole home directories and credential directories (.ssh, .aws, .docker, .kube) hand the user's keys and tokens to the workload.",
 			"Bind the project directory, not the home directory; pass one credential as a read-only file if it is needed.", false, func(src string) bool {
 				if src == "/root" || src == "/home" || path.Dir(src) == "/home" {
 					return true
@@ -66,9 +63,9 @@ func init() {
 				}
 				return false
 			}, "CIS Docker 5.5"),
-		bindRule("GB309", "system-dir-bind-writable", High, "Host system directory bound writable", "a writable /usr, /lib, /bin or /var lets the container replace programs and libraries that host processes run as root.",
+		bindRule("GB309", "system-dir-bind-writable", High, "Host system directory bound writable", "A writable /usr, /lib, /bin or /var lets the container replace programs and libraries that host processes run as root.",
 			"Bind system directories read-only (golem-box's image host does), or not at all.", true, func(src string) bool {
-				return contains(systemDirs, src)
+				return slices.Contains(systemDirs, src)
 			}, "CIS Docker 5.5"),
 		&Rule{ID: "GB310", Name: "readonly-not-recursive", Severity: Low, Title: "Read-only bind is not recursive",
 			Field: "mounts[].options (ro without rro); Mounts[].RW with HostConfig.Mounts[].BindOptions",
@@ -96,13 +93,15 @@ func init() {
 			Field: "linux.maskedPaths; HostConfig.MaskedPaths, SecurityOpt systempaths",
 			Why:   "/proc/kcore, /proc/keys, /proc/timer_list, /sys/firmware and their kind leak kernel memory, keys and addresses that help an exploit.",
 			Fix:   "Mask at least Docker's default list (remove --security-opt systempaths=unconfined; list them in linux.maskedPaths).",
-			check: func(s *Subject) []Hit { return missingPaths(s, fieldMasked, s.MaskedPaths, requiredMasked, "masked") }},
+			check: func(s *Subject) []Hit {
+				return missingPaths(s, fieldMasked, s.MaskedPaths, dockerMaskedPaths, "masked")
+			}},
 		&Rule{ID: "GB315", Name: "readonly-paths-missing", Severity: Medium, Title: "Kernel tunables in /proc writable", Implied: true,
 			Field: "linux.readonlyPaths; HostConfig.ReadonlyPaths, SecurityOpt systempaths",
 			Why:   "/proc/sys and /proc/sysrq-trigger change host-wide kernel settings or reboot the host when writable.",
 			Fix:   "Make at least /proc/bus, /proc/fs, /proc/irq, /proc/sys and /proc/sysrq-trigger read-only (linux.readonlyPaths).",
 			check: func(s *Subject) []Hit {
-				return missingPaths(s, fieldReadonly, s.ReadonlyPaths, requiredReadonly, "read-only")
+				return missingPaths(s, fieldReadonly, s.ReadonlyPaths, dockerReadonlyPaths, "read-only")
 			}},
 		&Rule{ID: "GB316", Name: "writable-rootfs", Severity: Low, Title: "Root filesystem writable",
 			Field: "root.readonly; HostConfig.ReadonlyRootfs",
@@ -125,7 +124,7 @@ func bindRule(id, name string, sev Severity, title, why, fix string, writableOnl
 		field += " with the mount writable"
 	}
 	return &Rule{ID: id, Name: name, Severity: sev, Title: title, Field: field,
-		Why: strings.ToUpper(why[:1]) + why[1:], Fix: fix, Refs: refs,
+		Why: why, Fix: fix, Refs: refs,
 		check: func(s *Subject) []Hit {
 			var out []Hit
 			for _, m := range s.Mounts {
@@ -199,7 +198,7 @@ func checkKernelFS(kind string) func(*Subject) []Hit {
 func missingPaths(s *Subject, key string, have, want []string, what string) []Hit {
 	var missing []string
 	for _, p := range want {
-		if !contains(have, p) {
+		if !slices.Contains(have, p) {
 			missing = append(missing, p)
 		}
 	}

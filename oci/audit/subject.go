@@ -45,11 +45,10 @@ type Subject struct {
 	// RootfsPropagation is OCI linux.rootfsPropagation.
 	RootfsPropagation string
 
-	// MaskedPaths and ReadonlyPaths are nil when the engine applies its
-	// defaults (Docker without an explicit list) and empty when none.
+	// MaskedPaths and ReadonlyPaths are what the process gets: Docker's
+	// defaults when its inspect output has no list, empty when none.
 	MaskedPaths   []string
 	ReadonlyPaths []string
-	PathsDefault  bool
 
 	Seccomp         Seccomp
 	AppArmor        string
@@ -109,7 +108,6 @@ const (
 	fieldCwd         = "cwd"
 	fieldHooks       = "hooks"
 	fieldEnv         = "env"
-	fieldPorts       = "ports"
 	fieldRestart     = "restart"
 	fieldPropagation = "rootfsPropagation"
 )
@@ -127,8 +125,8 @@ type Caps struct {
 	Bounding, Effective, Permitted, Ambient, Inheritable []string
 }
 
-// has reports whether c is in the bounding or effective set, the sets a
-// process can use or regain.
+// has reports whether c is in the bounding, effective or permitted set, the
+// sets a process can use or regain.
 func (c Caps) has(name string) bool {
 	for _, set := range [][]string{c.Bounding, c.Effective, c.Permitted} {
 		for _, x := range set {

@@ -329,7 +329,8 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 }
 
 // Inspect returns the engine's raw inspect document of a container (what
-// docker inspect prints for it), for golem-box audit --container.
+// docker inspect prints for it), for golem-box audit --container. Its
+// errors leave naming the container to the caller.
 func (b *Backend) Inspect(ctx context.Context, id string) ([]byte, error) {
 	cli, err := b.client(ctx)
 	if err != nil {
@@ -340,7 +341,7 @@ func (b *Backend) Inspect(ctx context.Context, id string) ([]byte, error) {
 	res, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 	if err != nil {
 		if cerrdefs.IsNotFound(err) {
-			return nil, fmt.Errorf("container %s: no such container on the engine at %s (docker ps -a lists them)", id, cli.DaemonHost())
+			return nil, fmt.Errorf("no such container on the engine at %s (docker ps -a lists them)", cli.DaemonHost())
 		}
 		return nil, b.engineError(fmt.Errorf("inspect %s: %w", id, err))
 	}
