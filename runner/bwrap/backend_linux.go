@@ -1,0 +1,292 @@
+package bwrap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/golem-box/golem-box/images"
+	compile "github.com/golem-box/golem-box/oci"
+	"github.com/golem-box/golem-box/runner"
+	"github.com/golem-box/golem-box/runner/cgroup"
+	ocirun "github.com/golem-box/golem-box/runner/oci"
+	"github.com/golem-box/golem-box/runner/procinit"
+	"github.com/golem-box/golem-box/runner/runstate"
+	"github.com/golem-box/golem-box/seccomp"
+	"golang.org/x/sys/unix"
+)
+
+// Name is the backend's name.
+const Name = "bwrap"
+
+// Backend runs jobs under bubblewrap.
+type Backend struct {
+	path     string
+	stateDir string
+	imageDir string
+}
+
+// Option configures New.
+type Option func(*Backend)
+
+// WithBinary chooses the bwrap binary (a name on PATH or a path).
+func WithBinary(path string) Option { return func(b *Backend) { b.path = path } }
+
+// WithStateDir moves the private state directory (runstate.DefaultDir).
+func WithStateDir(dir string) Option { return func(b *Backend) { b.stateDir = dir } }
+
+// New returns the backend; Available checks that bwrap works.
+func New(opts ...Option) *Backend {
+	b := &Backend{path: "bwrap"}
+	for _, o := range opts {
+		o(b)
+	}
+	if p, err := exec.LookPath(b.path); err == nil {
+		b.path = p
+	}
+	if b.stateDir == "" {
+		b.stateDir = runstate.DefaultDir()
+	}
+	if b.imageDir == "" {
+		b.imageDir = images.DefaultDir()
+	}
+	return b
+}
+
+// Name is "bwrap".
+func (b *Backend) Name() string { return Name }
+
+// Available checks that bwrap exists and can make a user namespace here.
+func (b *Backend) Available(ctx context.Context) error {
+	p, err := exec.LookPath(b.path)
+	if err != nil {
+		return runner.Unavailable(Name, b.path+" not found", "install it: sudo apt-get install bubblewrap (or sudo scripts/setup)")
+	}
+	out, err := exec.CommandContext(ctx, p, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "true").CombinedOutput()
+	if err != nil {
+		return runner.Unavailable(Name, fmt.Sprintf("bwrap cannot create namespaces here: %v: %s", err, bytes.TrimSpace(out)),
+			"allow unprivileged user namespaces: sudo sysctl -w kernel.unprivileged_userns_clone=1 (and user.max_user_namespaces > 0)")
+	}
+	return nil
+}
+
+// Version is bwrap's version line.
+func (b *Backend) Version(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, b.path, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (b *Backend) bundles() runstate.Bundles {
+	return runstate.Bundles{Dir: filepath.Join(b.stateDir, "bwrap")}
+}
+
+// Compile is the bundle a run of job would use: bwrap's read-only binds
+// are recursive, as rro is.
+func (b *Backend) Compile(ctx context.Context, job *runner.Job, bundle, id string) (*compile.Bundle, error) {
+	return ocirun.CompileJob(ctx, job, b.imageDir, bundle, id, compile.Features{RecursiveReadOnly: true, Runtime: "bwrap"})
+}
+
+// Run runs the job under bwrap and cleans up.
+func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, error) {
+	if job.Terminal {
+		return nil, fmt.Errorf("%s: --tty is not supported: output is captured", Name)
+	}
+	id, dir, cb, err := ocirun.NewBundle(ctx, b.bundles(), job, b.Compile)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	group, err := Limits(id, job, cb)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	if group != nil {
+		defer group.Remove()
+	}
+	filter, err := filterFile(cb)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	defer filter.Close()
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer statusR.Close()
+	args, err := Args(cb, dir, FDs{Seccomp: procinit.FirstExtraFD, Status: procinit.FirstExtraFD + 1}, HostKind)
+	if err != nil {
+		statusW.Close()
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	spec := &procinit.Spec{Path: b.path, Args: append([]string{"bwrap"}, args...), NoNewPrivs: true}
+	spec.NoFile, spec.Cgroups = rlimitNoFile(cb), procs(group)
+	h, err := procinit.Command(spec, filter, statusW)
+	if err != nil {
+		statusW.Close()
+		return nil, err
+	}
+	out := runner.NewOutput(job)
+	h.Cmd.Stdin = job.Stdin
+	if h.Cmd.Stdin == nil {
+		h.Cmd.Stdin = bytes.NewReader(nil)
+	}
+	h.Cmd.Stdout, h.Cmd.Stderr = out.Stdout, out.Stderr
+	h.Cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err = h.Start()
+	statusW.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	status := make(chan int, 1)
+	go func() { status <- exitCode(statusR) }()
+	ended := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = h.Cmd.Wait(); close(ended) }()
+	reason := runner.Supervise(ctx, job, ended, func() {
+		_ = syscall.Kill(-h.Cmd.Process.Pid, syscall.SIGKILL)
+		if group != nil {
+			group.Kill()
+		}
+	})
+	res := out.Result(Name, time.Since(start))
+	code := <-status
+	if code < 0 && reason == "" {
+		return nil, fmt.Errorf("%s could not run the command: %s", Name, bwrapError(out.Stderr.Bytes(), waitErr))
+	}
+	if code < 0 {
+		code = 128 + int(syscall.SIGKILL)
+	}
+	res.SetExit(code, reason, func() bool { return group != nil && group.OOMKills() > 0 })
+	return res, nil
+}
+
+// Limits creates the run's control group with the spec's limits. Where
+// control groups cannot be made, limits the configuration asks for are an
+// error, and the defaults alone are left unenforced (nil group).
+func Limits(id string, job *runner.Job, cb *compile.Bundle) (*cgroup.Group, error) {
+	l := cgroup.Limits{}
+	if r := cb.Spec.Linux.Resources; r != nil {
+		if r.Memory != nil && r.Memory.Limit != nil {
+			l.Memory = *r.Memory.Limit
+		}
+		if r.Pids != nil && r.Pids.Limit != nil {
+			l.PIDs = *r.Pids.Limit
+		}
+		if r.CPU != nil && r.CPU.Quota != nil && r.CPU.Period != nil {
+			l.CPUQuota, l.CPUPeriod = *r.CPU.Quota, *r.CPU.Period
+		}
+	}
+	if err := cgroup.Writable(); err != nil {
+		lim := job.Sandbox.Limits
+		if lim.Memory > 0 || lim.PIDs > 0 || lim.CPUs > 0 {
+			return nil, fmt.Errorf("limits: %w: %v", ErrUnsupported, err)
+		}
+		return nil, nil
+	}
+	return cgroup.Create(id, l)
+}
+
+func procs(g *cgroup.Group) []string {
+	if g == nil {
+		return nil
+	}
+	return g.Procs()
+}
+
+func rlimitNoFile(cb *compile.Bundle) uint64 {
+	for _, r := range cb.Spec.Process.Rlimits {
+		if r.Type == "RLIMIT_NOFILE" {
+			return r.Hard
+		}
+	}
+	return 0
+}
+
+// filterFile is the seccomp program in a sealed memory file at offset 0.
+func filterFile(cb *compile.Bundle) (*os.File, error) {
+	arch, err := seccomp.Native()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := seccomp.Compile(cb.Spec.Linux.Seccomp, arch, seccomp.DenyTerminalInjection()...)
+	if err != nil {
+		return nil, err
+	}
+	data, err := seccomp.Bytes(prog)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.MemfdCreate("golem-box-seccomp", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: memfd: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "seccomp")
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	_, _ = unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_WRITE|unix.F_SEAL_GROW|unix.F_SEAL_SHRINK|unix.F_SEAL_SEAL)
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// exitCode reads bwrap's JSON status until it closes: the command's exit
+// code, or -1 when bwrap never ran it.
+func exitCode(r *os.File) int {
+	code := -1
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), 64<<10)
+	for sc.Scan() {
+		var st struct {
+			ExitCode *int `json:"exit-code"`
+		}
+		if json.Unmarshal(sc.Bytes(), &st) == nil && st.ExitCode != nil {
+			code = *st.ExitCode
+		}
+	}
+	return code
+}
+
+// bwrapError is bwrap's own message: its last "bwrap: " line on stderr.
+func bwrapError(stderr []byte, waitErr error) string {
+	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m, ok := strings.CutPrefix(lines[i], "bwrap: "); ok {
+			return m
+		}
+	}
+	if waitErr != nil {
+		return waitErr.Error()
+	}
+	return "it exited without running the command"
+}
+
+// GC removes the bundles and control groups of runs whose golem-box is gone.
+func (b *Backend) GC(ctx context.Context) ([]string, error) {
+	bundles := b.bundles()
+	ids, err := bundles.Leftovers()
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, cgroup.Open(id).Remove(), bundles.Remove(id))
+	}
+	return ids, errors.Join(errs...)
+}
