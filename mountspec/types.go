@@ -188,6 +188,10 @@ type Limits struct {
 	OutputBytes ByteSize `json:"output_bytes,omitempty" yaml:"output_bytes,omitempty"`
 }
 
+// Asked says whether any kernel-enforced limit (memory, pids, cpus) is set,
+// as opposed to golem-box's defaults.
+func (l Limits) Asked() bool { return l.Memory > 0 || l.PIDs > 0 || l.CPUs > 0 }
+
 // FileRules are application-level rules the file tools enforce (seed 003).
 type FileRules struct {
 	// Suffixes, when not empty, are the only file name suffixes the file

@@ -289,3 +289,25 @@ func Bytes(prog []bpf.Instruction) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Address families (linux/socket.h).
+const (
+	AFUnix   = 1
+	AFInet   = 2
+	AFInet6  = 10
+	AFPacket = 17
+)
+
+// DenySockets refuses socket(2) for the given address families with
+// EACCES, for a process that shares the host's network namespace (the
+// Landlock backend) and must not reach the network. socketpair(2) stays
+// allowed: its sockets are connected to each other and to nothing else.
+func DenySockets(families ...uint64) []specs.LinuxSyscall {
+	e := uint(13) // EACCES
+	var out []specs.LinuxSyscall
+	for _, f := range families {
+		out = append(out, specs.LinuxSyscall{Names: []string{"socket"}, Action: specs.ActErrno, ErrnoRet: &e,
+			Args: []specs.LinuxSeccompArg{{Index: 0, Value: 0xffffffff, ValueTwo: f, Op: specs.OpMaskedEqual}}})
+	}
+	return out
+}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package seccomp
 
 import (
@@ -236,4 +238,15 @@ func TestBytesAreSockFilters(t *testing.T) {
 	// The first instruction loads the architecture: BPF_LD|BPF_W|BPF_ABS, k=4.
 	assert.Equal(t, uint16(0x20), binary.NativeEndian.Uint16(b[0:]))
 	assert.Equal(t, uint32(offArch), binary.NativeEndian.Uint32(b[4:]))
+}
+
+func TestDenySockets(t *testing.T) {
+	prog, err := Compile(golemProfile(t), X86_64, DenySockets(AFInet, AFInet6, AFUnix)...)
+	require.NoError(t, err)
+	eacces := uint32(retErrno | uint32(unix.EACCES))
+	for fam, want := range map[uint64]uint32{unix.AF_INET: eacces, unix.AF_INET6: eacces, unix.AF_UNIX: eacces,
+		1<<32 | unix.AF_INET: eacces, unix.AF_NETLINK: retAllow} {
+		assert.Equal(t, want, run(t, prog, call{X86_64.Audit, nr(t, "socket"), [6]uint64{fam}}), "family %#x", fam)
+	}
+	assert.Equal(t, uint32(retAllow), run(t, prog, call{X86_64.Audit, nr(t, "socketpair"), [6]uint64{unix.AF_UNIX}}))
 }

@@ -108,7 +108,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	group, err := Limits(id, job, cb)
+	group, err := cgroup.ForRun(id, cb.Spec.Linux.Resources, job.Sandbox.Limits.Asked())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -171,32 +171,6 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	}
 	res.SetExit(code, reason, func() bool { return group != nil && group.OOMKills() > 0 })
 	return res, nil
-}
-
-// Limits creates the run's control group with the spec's limits. Where
-// control groups cannot be made, limits the configuration asks for are an
-// error, and the defaults alone are left unenforced (nil group).
-func Limits(id string, job *runner.Job, cb *compile.Bundle) (*cgroup.Group, error) {
-	l := cgroup.Limits{}
-	if r := cb.Spec.Linux.Resources; r != nil {
-		if r.Memory != nil && r.Memory.Limit != nil {
-			l.Memory = *r.Memory.Limit
-		}
-		if r.Pids != nil && r.Pids.Limit != nil {
-			l.PIDs = *r.Pids.Limit
-		}
-		if r.CPU != nil && r.CPU.Quota != nil && r.CPU.Period != nil {
-			l.CPUQuota, l.CPUPeriod = *r.CPU.Quota, *r.CPU.Period
-		}
-	}
-	if err := cgroup.Writable(); err != nil {
-		lim := job.Sandbox.Limits
-		if lim.Memory > 0 || lim.PIDs > 0 || lim.CPUs > 0 {
-			return nil, fmt.Errorf("limits: %w: %v", ErrUnsupported, err)
-		}
-		return nil, nil
-	}
-	return cgroup.Create(id, l)
 }
 
 func procs(g *cgroup.Group) []string {

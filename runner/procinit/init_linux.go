@@ -250,6 +250,9 @@ func handled(abi int, denyNet bool) ll.RulesetAttr {
 	if abi >= 6 {
 		a.Scoped = scopeV6
 	}
+	if abi >= 9 {
+		a.HandledAccessFS |= ll.AccessFSResolveUnix // granted with Write only
+	}
 	return a
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,15 +50,54 @@ func buildProbe(t *testing.T) string {
 	return probeDir
 }
 
+// Limitation is something a backend documents that it cannot do. The
+// suite then checks the documented behaviour in place of the property.
+type Limitation string
+
+// Limitations.
+const (
+	// HostPaths: paths cannot be remapped; inside, virtual paths are host
+	// paths. The fixture mounts everything at its host path.
+	HostPaths Limitation = "host-paths"
+	// HostNetworkNamespace: the host's interfaces are visible, but no
+	// connection can be made.
+	HostNetworkNamespace Limitation = "host-network-namespace"
+	// HostPIDNamespace: host processes are visible, but cannot be signalled.
+	HostPIDNamespace Limitation = "host-pid-namespace"
+	// PermissionDenied: writes to read-only mounts fail with EACCES, not EROFS.
+	PermissionDenied Limitation = "permission-denied"
+)
+
 // fixture is a host tree: proj (the root, read-write), in (read-only at /in),
 // out (read-write at /out), the probe at /probe and, beside the root,
 // canary.txt, which nothing inside may read.
 type fixture struct {
 	dir string
 	sb  *mountspec.Sandbox
+	// moved maps the virtual targets of mounts to their sources, for a
+	// backend with HostPaths.
+	moved map[string]string
 }
 
-func newFixture(t *testing.T) *fixture {
+// v is the path the command uses for the fixture's virtual path: itself,
+// or for a backend with HostPaths, where it lives on the host.
+func (f *fixture) v(virtual string) string {
+	if f.moved == nil {
+		return virtual
+	}
+	for target, source := range f.moved {
+		if virtual == target || strings.HasPrefix(virtual, target+"/") {
+			return source + strings.TrimPrefix(virtual, target)
+		}
+	}
+	r, err := f.sb.Resolve(virtual)
+	if err != nil {
+		return virtual
+	}
+	return r.Host
+}
+
+func newFixture(t *testing.T, limits []Limitation) *fixture {
 	t.Helper()
 	probe := buildProbe(t)
 	dir := t.TempDir()
@@ -76,8 +116,16 @@ func newFixture(t *testing.T) *fixture {
 		},
 		Limits: mountspec.Limits{Timeout: mountspec.Duration(60 * time.Second)},
 	}
+	f := &fixture{dir: dir, sb: sb}
+	if slices.Contains(limits, HostPaths) {
+		f.moved = map[string]string{}
+		for i, m := range sb.Mounts {
+			f.moved[m.Target] = m.Source
+			sb.Mounts[i].Target = m.Source
+		}
+	}
 	require.NoError(t, sb.Validate())
-	return &fixture{dir: dir, sb: sb}
+	return f
 }
 
 func (f *fixture) host(rel string) string { return filepath.Join(f.dir, rel) }
@@ -95,14 +143,17 @@ func sh(f *fixture, script string) *runner.Job {
 	return &runner.Job{Sandbox: f.sb, Args: []string{"/bin/sh", "-c", script}}
 }
 
-// Run runs the conformance suite against the backend that newBackend returns.
-func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
+// Run runs the conformance suite against the backend that newBackend
+// returns; limits are what the backend documents it cannot do.
+func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend, limits ...Limitation) {
+	has := func(l Limitation) bool { return slices.Contains(limits, l) }
+	newFixture := func(t *testing.T) *fixture { return newFixture(t, limits) }
 	b := newBackend(t)
 	require.NoError(t, b.Available(context.Background()), "the backend must be usable here: CI installs and starts everything")
 
 	t.Run("ReadsAndWritesWhereAllowed", func(t *testing.T) {
 		f := newFixture(t)
-		res := run(t, b, sh(f, "cat /in/doc.txt /src/app.txt && echo out > /out/o.txt && echo root > /src/new.txt"))
+		res := run(t, b, sh(f, "cat "+f.v("/in/doc.txt")+" "+f.v("/src/app.txt")+" && echo out > "+f.v("/out/o.txt")+" && echo root > "+f.v("/src/new.txt")))
 		require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
 		assert.Equal(t, "untrusted document\napp\n", string(res.Stdout))
 		assert.FileExists(t, f.host("out/o.txt"))
@@ -111,19 +162,23 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 
 	t.Run("RootSymlinksStayLinks", func(t *testing.T) {
 		f := newFixture(t)
-		require.NoError(t, os.Symlink("/in", f.host("proj/data")))
-		res := run(t, b, sh(f, "readlink /data; cat /data/doc.txt"))
+		require.NoError(t, os.Symlink(f.v("/in"), f.host("proj/data")))
+		res := run(t, b, sh(f, "readlink "+f.v("/data")+"; cat "+f.v("/data")+"/doc.txt"))
 		require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
-		assert.Equal(t, "/in\nuntrusted document\n", string(res.Stdout))
+		assert.Equal(t, f.v("/in")+"\nuntrusted document\n", string(res.Stdout))
 	})
 
 	t.Run("ReadOnlyMountRefusesWrites", func(t *testing.T) {
 		f := newFixture(t)
-		res := run(t, b, sh(f, "echo x > /in/new.txt"))
+		res := run(t, b, sh(f, "echo x > "+f.v("/in/new.txt")))
 		assert.NotEqual(t, 0, res.ExitCode)
-		assert.Contains(t, string(res.Stderr), "Read-only file system")
+		if has(PermissionDenied) {
+			assert.Contains(t, string(res.Stderr), "Permission denied")
+		} else {
+			assert.Contains(t, string(res.Stderr), "Read-only file system")
+		}
 		assert.NoFileExists(t, f.host("in/new.txt"))
-		res = run(t, b, sh(f, "echo x > /in/doc.txt; rm -f /in/doc.txt; touch /newtop"))
+		res = run(t, b, sh(f, "echo x > "+f.v("/in/doc.txt")+"; rm -f "+f.v("/in/doc.txt")+"; : > "+f.v("/in/doc.txt")+"; touch "+f.v("/newtop")))
 		b, err := os.ReadFile(f.host("in/doc.txt"))
 		require.NoError(t, err)
 		assert.Equal(t, "untrusted document\n", string(b))
@@ -157,8 +212,16 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		require.NoError(t, err)
 		c.Close()
-		res := run(t, b, sh(f, "/probe/probe connect "+ln.Addr().String()))
+		res := run(t, b, sh(f, f.v("/probe/probe")+" connect "+ln.Addr().String()))
 		assert.NotEqual(t, 0, res.ExitCode, "stdout: %s", res.Stdout)
+		if has(HostNetworkNamespace) {
+			// Documented: the host's namespace, in which nothing connects.
+			res = run(t, b, sh(f, "readlink /proc/self/ns/net"))
+			hostNet, err := os.Readlink("/proc/self/ns/net")
+			require.NoError(t, err)
+			assert.Equal(t, hostNet+"\n", string(res.Stdout))
+			return
+		}
 		// /proc/net/dev lists the interfaces of the reader's network
 		// namespace; every backend has a /proc, not every one a /sys.
 		res = run(t, b, sh(f, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; readlink /proc/self/ns/net"))
@@ -170,6 +233,13 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 
 	t.Run("HostProcessesInvisible", func(t *testing.T) {
 		f := newFixture(t)
+		if has(HostPIDNamespace) {
+			// Documented: visible, but out of reach.
+			pid := strconv.Itoa(os.Getpid())
+			res := run(t, b, sh(f, "test -d /proc/"+pid+" && echo visible; kill -0 "+pid+" 2>/dev/null && echo signalled || echo refused; cat /proc/"+pid+"/environ >/dev/null 2>&1 && echo environ || echo private"))
+			assert.Equal(t, "visible\nrefused\nprivate\n", string(res.Stdout), "stderr: %s", res.Stderr)
+			return
+		}
 		res := run(t, b, sh(f, "ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '"))
 		lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
 		require.Len(t, lines, 2, "stdout %q stderr %q", res.Stdout, res.Stderr)
@@ -191,7 +261,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 
 	t.Run("DangerousSyscallsFail", func(t *testing.T) {
 		f := newFixture(t)
-		res := run(t, b, sh(f, "/probe/probe syscalls; true"))
+		res := run(t, b, sh(f, f.v("/probe/probe")+" syscalls; true"))
 		out := string(res.Stdout)
 		for _, name := range []string{"mount", "unshare", "ptrace", "keyctl", "proc-sys-write"} {
 			assert.Contains(t, out, name+"=denied", "%s must fail:\n%s", name, out)
@@ -249,7 +319,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) runner.Backend) {
 
 	t.Run("FilesBelongToTheInvokingUser", func(t *testing.T) {
 		f := newFixture(t)
-		res := run(t, b, sh(f, "echo mine > /out/owned.txt; id -u"))
+		res := run(t, b, sh(f, "echo mine > "+f.v("/out/owned.txt")+"; id -u"))
 		require.Equal(t, 0, res.ExitCode, "stderr: %s", res.Stderr)
 		fi, err := os.Stat(f.host("out/owned.txt"))
 		require.NoError(t, err)
