@@ -107,6 +107,8 @@ func TestLoadErrorsNameFileLineFieldAndFix(t *testing.T) {
 			[]string{"golem-box.yaml:"}},
 		{"bad zone mode", "sandbox:\n  zones:\n    data: {path: ./a, mode: rwx}\n",
 			[]string{"sandbox.zones.data.mode: unknown mode \"rwx\"", `write "ro" or "rw"`}},
+		{"bad trust", "sandbox:\n  mounts:\n    - {source: ., target: /x, trust: maybe}\n",
+			[]string{":3: sandbox.mounts[0].trust: unknown trust \"maybe\"", `"untrusted"`}},
 		{"bad backend", "sandbox:\n  backend: vm\n",
 			[]string{":2: sandbox.backend: unknown backend \"vm\"", "bwrap"}},
 		{"bad domain", "sandbox:\n  network: {allow: [\"http://x\"]}\n",

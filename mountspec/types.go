@@ -63,11 +63,24 @@ type Mount struct {
 	ReadOnly bool `json:"readonly" yaml:"readonly,omitempty"`
 	// Name optionally names the mount so that workers can ask for it.
 	Name string `json:"name,omitempty" yaml:"name,omitempty"`
+	// Trust marks what the mount holds: "untrusted" content (downloads,
+	// documents from users) makes every command that can reach it run in a
+	// container. Empty means trusted unless its files say otherwise.
+	Trust Trust `json:"trust,omitempty" yaml:"trust,omitempty"`
 
 	// from names where the mount was written when it was not a plain entry of
 	// sandbox.mounts (a zone or a command-line flag), for error messages.
 	from string
 }
+
+// Trust is where content came from.
+type Trust string
+
+// Trust levels.
+const (
+	Trusted   Trust = "trusted"
+	Untrusted Trust = "untrusted"
+)
 
 // Zone is the zone form of a mount: zones: {cache: {path: ./cache, mode: rw}}.
 type Zone struct {

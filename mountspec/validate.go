@@ -20,6 +20,7 @@ var checks = []check{
 	checkDuplicateNames,
 	checkSensitiveSources,
 	checkBackend,
+	checkTrust,
 	checkNetwork,
 	checkLimits,
 	checkFiles,
@@ -156,6 +157,17 @@ func checkBackend(s *Sandbox, o *origin) []*ConfigError {
 		names[i] = string(b)
 	}
 	return []*ConfigError{o.err("sandbox.backend", fmt.Sprintf("unknown backend %q", s.Backend), "use one of: "+strings.Join(names, ", "))}
+}
+
+func checkTrust(s *Sandbox, o *origin) []*ConfigError {
+	var errs []*ConfigError
+	for i, m := range s.Mounts {
+		if m.Trust != "" && m.Trust != Trusted && m.Trust != Untrusted {
+			errs = append(errs, o.err(mountField(s, i)+".trust", fmt.Sprintf("unknown trust %q", m.Trust),
+				`write "untrusted" for downloads and documents from others, or "trusted"`))
+		}
+	}
+	return errs
 }
 
 // domainRe is compiled on first use: every golem-box start pays for

@@ -78,6 +78,12 @@ type Backend interface {
 	Run(ctx context.Context, job *Job) (*Result, error)
 }
 
+// Documenter is a backend that documents what it cannot enforce, for
+// run --explain and doctor.
+type Documenter interface {
+	Limitations() []string
+}
+
 // TimeoutOrDefault is the job's deadline: its own, else the sandbox's, else none.
 func (j *Job) TimeoutOrDefault() time.Duration {
 	if j.Timeout > 0 {

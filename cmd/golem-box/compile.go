@@ -17,7 +17,7 @@ func newCompileCmd(g *globals) *cobra.Command {
 			if f.backend == "" {
 				f.backend = "oci"
 			}
-			job, b, err := f.job(g, cmd, args)
+			job, b, _, err := f.job(g, cmd, args)
 			if err != nil {
 				return err
 			}

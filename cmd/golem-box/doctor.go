@@ -1,7 +1,10 @@
 package main
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/golem-box/golem-box/trust"
 	"io"
 	"strings"
 
@@ -17,7 +20,8 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Long: `Check the kernel features golem-box relies on and every backend (or the named
 ones): usable or not, the reason (binary missing, daemon down, socket
 permission, user namespaces off, runtime versions with known escapes) and the
-command that fixes it. Exits 1 when none of them is usable.`,
+command that fixes it. Exits 1 when no container backend is usable (untrusted content
+could not run).`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			r := doctor.Check(cmd.Context(), names, runner.Settings{})
 			if g.json() {
@@ -27,7 +31,9 @@ command that fixes it. Exits 1 when none of them is usable.`,
 			} else {
 				printDoctor(cmd.OutOrStdout(), r)
 			}
-			if len(r.Usable()) == 0 {
+			// Untrusted content needs a container: without one, golem-box
+			// cannot do its main job here.
+			if !slices.ContainsFunc(r.Usable(), func(n string) bool { return trust.LayerOf(n) == trust.Container }) {
 				return exitError{1}
 			}
 			return nil

@@ -36,7 +36,7 @@ func TestDoctorThisMachine(t *testing.T) {
 	r := gb(t, t.TempDir(), "", "-o", "json", "doctor")
 	require.Equal(t, 0, r.code, r.stderr)
 	got := doctorJSON(t, r)
-	for _, name := range []string{"oci/runc", "oci/crun", "docker", "containerd"} {
+	for _, name := range []string{"oci/runc", "oci/crun", "docker", "containerd", "bwrap", "landlock"} {
 		require.Contains(t, got, name)
 		assert.True(t, got[name].Usable, "%s: %+v", name, got[name])
 		assert.NotEmpty(t, got[name].Version, name)
@@ -48,13 +48,13 @@ func TestDoctorThisMachine(t *testing.T) {
 }
 
 // A daemon that is down and a runtime that is missing are named, with the
-// fix; nothing usable is exit status 1.
+// fix; no container backend is exit status 1. Landlock needs no binary.
 func TestDoctorTellsWhatIsMissing(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
 	t.Setenv("CONTAINERD_ADDRESS", "/nonexistent/containerd.sock")
 	t.Setenv("PATH", t.TempDir())
 	r := gb(t, t.TempDir(), "", "-o", "json", "doctor")
-	assert.Equal(t, 1, r.code, "nothing usable: %s", r.stderr)
+	assert.Equal(t, 1, r.code, "no container backend: %s", r.stderr)
 	got := doctorJSON(t, r)
 	assert.Contains(t, got["docker"].Reason, "not reachable")
 	assert.Contains(t, got["docker"].Fix, "scripts/setup")
@@ -62,7 +62,8 @@ func TestDoctorTellsWhatIsMissing(t *testing.T) {
 	assert.Contains(t, got["oci/runc"].Reason, "runc not found")
 	assert.Contains(t, got["oci/runc"].Fix, "apt-get install runc")
 	assert.Contains(t, got["oci/crun"].Fix, "apt-get install crun")
+	assert.Contains(t, got["bwrap"].Fix, "apt-get install bubblewrap")
 	for _, d := range got {
-		assert.False(t, d.Usable, d.Backend)
+		assert.Equal(t, d.Backend == "landlock", d.Usable, d.Backend)
 	}
 }

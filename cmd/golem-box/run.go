@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/golem-box/golem-box/mountspec"
 	"github.com/golem-box/golem-box/runner"
+	"github.com/golem-box/golem-box/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +19,7 @@ type runFlags struct {
 	memory                           string
 	pids                             int64
 	cpus                             float64
-	tty                              bool
+	tty, trusted, untrusted          bool
 }
 
 func (f *runFlags) bind(cmd *cobra.Command) {
@@ -32,23 +34,26 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 	fl.Int64Var(&f.pids, "pids", 0, "process limit (default: limits.pids, else 512)")
 	fl.Float64Var(&f.cpus, "cpus", 0, "CPU limit such as 1.5 (default: limits.cpus, else none)")
 	fl.BoolVarP(&f.tty, "tty", "t", false, "allocate a terminal")
+	fl.BoolVar(&f.untrusted, "untrusted", false, "the command handles content from outside: run it in a container")
+	fl.BoolVar(&f.trusted, "trusted", false, "vouch for everything the command can reach, overriding provenance marks and trust: untrusted")
 	cmd.Flags().SetInterspersed(false) // everything after the command is its own
 }
 
-// job builds the job from the configuration and the flags.
-func (f *runFlags) job(g *globals, cmd *cobra.Command, args []string) (*runner.Job, runner.Backend, error) {
+// job builds the job from the configuration and the flags, and routes it:
+// what the command can reach decides whether it needs a container.
+func (f *runFlags) job(g *globals, cmd *cobra.Command, args []string) (*runner.Job, runner.Backend, *trust.Decision, error) {
 	if len(args) == 0 {
-		return nil, nil, usageError{fmt.Errorf("give the command to run after --")}
+		return nil, nil, nil, usageError{fmt.Errorf("give the command to run after --")}
 	}
 	cfg, _, err := g.config()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sb := cfg.Sandbox
 	if f.memory != "" {
 		m, err := mountspec.ParseByteSize(f.memory)
 		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("--memory: %w", err)}
+			return nil, nil, nil, usageError{fmt.Errorf("--memory: %w", err)}
 		}
 		sb.Limits.Memory = m
 	}
@@ -62,12 +67,31 @@ func (f *runFlags) job(g *globals, cmd *cobra.Command, args []string) (*runner.J
 	if name == "" {
 		name = string(sb.Backend)
 	}
-	b, err := runner.New(name, runner.Settings{Runtime: f.runtime})
-	if err != nil {
-		return nil, nil, err
+	if f.runtime != "" && (name == "" || name == "auto") {
+		name = "oci" // a runtime binary means the OCI backend
 	}
-	return &runner.Job{Sandbox: &sb, Args: args, Env: f.env, Workdir: f.workdir, Image: f.image,
-		Stdin: cmd.InOrStdin(), Timeout: f.timeout, Terminal: f.tty}, b, nil
+	settings := runner.Settings{Runtime: f.runtime}
+	v, err := trust.Classify(cmd.Context(), &sb, trust.Options{Trusted: f.trusted, Untrusted: f.untrusted})
+	if err != nil {
+		return nil, nil, nil, usageError{err}
+	}
+	d, err := trust.Route(cmd.Context(), v, name, sb.RequireOSSandbox, func(ctx context.Context, n string) error {
+		b, err := runner.New(n, settings)
+		if err != nil {
+			return err
+		}
+		return b.Available(ctx)
+	})
+	job := &runner.Job{Sandbox: &sb, Args: args, Env: f.env, Workdir: f.workdir, Image: f.image,
+		Stdin: cmd.InOrStdin(), Timeout: f.timeout, Terminal: f.tty}
+	if err != nil {
+		return job, nil, d, err
+	}
+	b, err := runner.New(d.Backend, settings)
+	if err != nil {
+		return nil, nil, d, err
+	}
+	return job, b, d, nil
 }
 
 // exitError carries the command's exit status out of golem-box run.
@@ -77,13 +101,20 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 func newRunCmd(g *globals) *cobra.Command {
 	var f runFlags
+	var explain bool
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- CMD [ARGS...]",
 		Short: "Run a command in the sandbox (a network-less, read-only container by default)",
 		Long: `Run a command in the sandbox. Its output is captured (up to limits.output_bytes
 each) and printed when it ends; golem-box exits with the command's status.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			job, b, err := f.job(g, cmd, args)
+			job, b, d, err := f.job(g, cmd, args)
+			if explain && d != nil {
+				if perr := printExplain(cmd, g, d, b); perr != nil {
+					return perr
+				}
+				return err // the decision failed: the explanation says why, the error too
+			}
 			if err != nil {
 				return err
 			}
@@ -117,5 +148,6 @@ each) and printed when it ends; golem-box exits with the command's status.`,
 		},
 	}
 	f.bind(cmd)
+	cmd.Flags().BoolVar(&explain, "explain", false, "print where the command would run and every reason why, and do not run it")
 	return cmd
 }

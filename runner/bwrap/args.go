@@ -163,3 +163,8 @@ func bindFlag(ro bool) string {
 	}
 	return "--bind"
 }
+
+// Limitations are what the package documentation lists, for run --explain.
+func (b *Backend) Limitations() []string {
+	return []string{"no /sys: bubblewrap cannot mount a private one, and the host's would show its devices and interfaces"}
+}

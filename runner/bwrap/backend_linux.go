@@ -264,3 +264,25 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 	}
 	return ids, errors.Join(errs...)
 }
+
+// Diagnose is Available with bwrap's version and what it cannot do.
+func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
+	d := runner.FromAvailable(Name, b.Available(ctx))
+	if !d.Usable {
+		return d
+	}
+	d.Version = strings.TrimPrefix(b.Version(ctx), "bubblewrap ")
+	for _, l := range b.Limitations() {
+		d.Notes = append(d.Notes, runner.Note{Level: "info", Msg: l})
+	}
+	d.Notes = append(d.Notes, limitsNote())
+	return d
+}
+
+// limitsNote says whether memory, process and CPU limits hold here.
+func limitsNote() runner.Note {
+	if err := cgroup.Writable(); err != nil {
+		return runner.Note{Level: "warning", Msg: "limits: " + err.Error() + "; limits the configuration sets are refused, the defaults are not enforced"}
+	}
+	return runner.Note{Level: "info", Msg: "limits: enforced in a control group of golem-box's own"}
+}

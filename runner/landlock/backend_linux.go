@@ -189,3 +189,17 @@ func (b *Backend) GC(context.Context) ([]string, error) {
 	}
 	return ids, errors.Join(errs...)
 }
+
+// Diagnose is Available with the kernel's ABI and what it cannot do.
+func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
+	d := runner.FromAvailable(Name, b.Available(ctx))
+	if !d.Usable {
+		return d
+	}
+	abi, _ := procinit.ABI()
+	d.Version = fmt.Sprintf("ABI %d", abi)
+	for _, l := range b.Limitations() {
+		d.Notes = append(d.Notes, runner.Note{Level: "info", Msg: l})
+	}
+	return d
+}

@@ -133,3 +133,14 @@ func NewPlan(sb *mountspec.Sandbox, image string, workdir string, env []string, 
 	out = append(out, "HOME="+tmp, "TMPDIR="+tmp)
 	return &Plan{Landlock: l, Dir: dir, Env: out}, nil
 }
+
+// Limitations are what the package documentation lists, for run --explain.
+func (b *Backend) Limitations() []string {
+	return []string{
+		"paths are not remapped: inside, virtual paths are host paths (the working directory is translated, arguments are not)",
+		"no pid namespace: host processes are visible, but cannot be signalled or read (Landlock scopes and ptrace rule)",
+		"no network namespace: with the network off, inet sockets are refused (seccomp) and TCP bind/connect too (Landlock ABI 4)",
+		"before Landlock ABI 9, UNIX sockets cannot be restricted by path: socket(AF_UNIX) is refused",
+		"writes to read-only paths fail with \"Permission denied\"",
+	}
+}
