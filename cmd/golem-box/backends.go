@@ -7,4 +7,5 @@ import (
 	_ "github.com/golem-box/golem-box/runner/docker"     // docker
 	_ "github.com/golem-box/golem-box/runner/landlock"   // landlock
 	_ "github.com/golem-box/golem-box/runner/oci"        // oci, oci/runc, oci/crun
+	_ "github.com/golem-box/golem-box/runner/seatbelt"   // seatbelt
 )
