@@ -26,6 +26,10 @@ func main() {
 		err = benchRuntimes(*gb, *runRounds)
 	}
 	if err == nil {
+		fmt.Println("golem-box bench (OS sandboxes)")
+		err = benchOSSandboxes(*gb, *runRounds)
+	}
+	if err == nil {
 		fmt.Println("golem-box bench (daemons)")
 		err = benchDaemons(*gb, *daemonRounds)
 	}

@@ -65,13 +65,27 @@ func New(opts ...Option) *Backend {
 // Name is "bwrap".
 func (b *Backend) Name() string { return Name }
 
-// Available checks that bwrap exists and can make a user namespace here.
+// Available checks that bwrap exists and that this host lets it make user
+// namespaces, without running it: it is asked on every run. Diagnose
+// (doctor) runs it.
 func (b *Backend) Available(ctx context.Context) error {
-	p, err := exec.LookPath(b.path)
-	if err != nil {
+	if _, err := exec.LookPath(b.path); err != nil {
 		return runner.Unavailable(Name, b.path+" not found", "install it: sudo apt-get install bubblewrap (or sudo scripts/setup)")
 	}
-	out, err := exec.CommandContext(ctx, p, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "true").CombinedOutput()
+	for file, zero := range map[string]string{
+		"/proc/sys/user/max_user_namespaces":         "sudo sysctl -w user.max_user_namespaces=15000",
+		"/proc/sys/kernel/unprivileged_userns_clone": "sudo sysctl -w kernel.unprivileged_userns_clone=1",
+	} {
+		if data, err := os.ReadFile(file); err == nil && strings.TrimSpace(string(data)) == "0" && (os.Getuid() != 0 || strings.Contains(file, "max_user")) {
+			return runner.Unavailable(Name, file+" is 0: bwrap cannot create a user namespace", zero)
+		}
+	}
+	return nil
+}
+
+// works runs bwrap once, for doctor.
+func (b *Backend) works(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, b.path, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "true").CombinedOutput()
 	if err != nil {
 		return runner.Unavailable(Name, fmt.Sprintf("bwrap cannot create namespaces here: %v: %s", err, bytes.TrimSpace(out)),
 			"allow unprivileged user namespaces: sudo sysctl -w kernel.unprivileged_userns_clone=1 (and user.max_user_namespaces > 0)")
@@ -267,7 +281,11 @@ func (b *Backend) GC(ctx context.Context) ([]string, error) {
 
 // Diagnose is Available with bwrap's version and what it cannot do.
 func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
-	d := runner.FromAvailable(Name, b.Available(ctx))
+	err := b.Available(ctx)
+	if err == nil {
+		err = b.works(ctx)
+	}
+	d := runner.FromAvailable(Name, err)
 	if !d.Usable {
 		return d
 	}
