@@ -134,7 +134,9 @@ func TestAuditContainer(t *testing.T) {
 // for the README's example configuration and the demo's: nothing above low.
 func TestCompiledSpecsAuditClean(t *testing.T) {
 	home := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(home, ".cache/npm"), 0o755))
+	for _, d := range []string{".cache/npm", "Downloads"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(home, d), 0o755))
+	}
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	example := string(readme)
