@@ -51,19 +51,11 @@ func benchOSSandboxes(gb string, rounds int) error {
 	if err := cb.Write(bundle); err != nil {
 		return err
 	}
-	args, err := bwrap.Args(cb, bundle, bwrap.FDs{Seccomp: 3, Status: 4}, bwrap.HostKind)
+	args, err := bwrap.Args(cb, bwrap.FDs{Seccomp: 3, Status: 4}, bwrap.HostKind)
 	if err != nil {
 		return err
 	}
-	arch, err := seccomp.Native()
-	if err != nil {
-		return err
-	}
-	prog, err := seccomp.Compile(cb.Spec.Linux.Seccomp, arch, seccomp.DenyTerminalInjection()...)
-	if err != nil {
-		return err
-	}
-	data, err := seccomp.Bytes(prog)
+	data, err := seccomp.Program(cb.Spec.Linux.Seccomp, seccomp.DenyTerminalInjection()...)
 	if err != nil {
 		return err
 	}

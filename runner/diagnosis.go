@@ -58,10 +58,20 @@ type Diagnoser interface {
 // Diagnose asks b about itself: its own Diagnose when it has one, else
 // what Available says.
 func Diagnose(ctx context.Context, b Backend) Diagnosis {
-	if d, ok := b.(Diagnoser); ok {
-		return d.Diagnose(ctx)
+	var d Diagnosis
+	if dg, ok := b.(Diagnoser); ok {
+		d = dg.Diagnose(ctx)
+	} else {
+		d = FromAvailable(b.Name(), b.Available(ctx))
 	}
-	return FromAvailable(b.Name(), b.Available(ctx))
+	// What a usable backend documents it cannot enforce is part of what
+	// doctor says about it.
+	if doc, ok := b.(Documenter); ok && d.Usable {
+		for _, l := range doc.Limitations() {
+			d.Notes = append(d.Notes, Note{Level: "info", Msg: l})
+		}
+	}
+	return d
 }
 
 // FromAvailable turns the answer of Available into a diagnosis.

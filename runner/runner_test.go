@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -69,4 +70,14 @@ func TestSupervise(t *testing.T) {
 	cancel()
 	ended = make(chan struct{})
 	assert.Equal(t, ReasonKilled, Supervise(ctx, job, ended, func() { close(ended) }))
+}
+
+func TestExitStatus(t *testing.T) {
+	for script, want := range map[string]int{"exit 0": 0, "exit 7": 7, "kill -TERM $$": 128 + 15, "kill -KILL $$": 128 + 9} {
+		code, err := ExitStatus(exec.Command("/bin/sh", "-c", script).Run())
+		require.NoError(t, err)
+		assert.Equal(t, want, code, script)
+	}
+	_, err := ExitStatus(exec.ErrNotFound)
+	assert.ErrorIs(t, err, exec.ErrNotFound)
 }

@@ -207,10 +207,7 @@ func (f failJump) resolve(skip int) bpf.Instruction {
 // jump that fails leaves the rule (resolved by callBlock).
 func condition(a specs.LinuxSeccompArg) ([]bpf.Instruction, error) {
 	lo := uint32(offArgs + 8*a.Index)
-	hi := lo + 4 // little-endian: the high word follows
-	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
-		lo, hi = hi, lo
-	}
+	hi := lo + 4 // both architectures are little-endian: the high word follows
 	v, v2 := a.Value, a.ValueTwo
 	vh, vl := uint32(v>>32), uint32(v)
 	ld := func(off uint32) bpf.Instruction { return bpf.LoadAbsolute{Off: off, Size: 4} }
@@ -310,4 +307,18 @@ func DenySockets(families ...uint64) []specs.LinuxSyscall {
 			Args: []specs.LinuxSeccompArg{{Index: 0, Value: 0xffffffff, ValueTwo: f, Op: specs.OpMaskedEqual}}})
 	}
 	return out
+}
+
+// Program compiles p for this machine's architecture, prepend first, into
+// the bytes bwrap --seccomp and seccomp(2) take.
+func Program(p *specs.LinuxSeccomp, prepend ...specs.LinuxSyscall) ([]byte, error) {
+	arch, err := Native()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := Compile(p, arch, prepend...)
+	if err != nil {
+		return nil, err
+	}
+	return Bytes(prog)
 }

@@ -37,6 +37,12 @@ func run(t *testing.T, prog []bpf.Instruction, c call) uint32 {
 	t.Helper()
 	vm, err := bpf.NewVM(prog)
 	require.NoError(t, err)
+	return runVM(t, vm, c)
+}
+
+// runVM is run on a VM made once, for the tests that run many calls.
+func runVM(t *testing.T, vm *bpf.VM, c call) uint32 {
+	t.Helper()
 	data := make([]byte, 64)
 	binary.BigEndian.PutUint32(data[offNr:], c.nr)
 	binary.BigEndian.PutUint32(data[offArch:], c.arch)
@@ -150,6 +156,8 @@ func TestMatchesTheProfileForEveryCall(t *testing.T) {
 	for _, arch := range []Arch{X86_64, AArch64} {
 		prog, err := Compile(p, arch, pre...)
 		require.NoError(t, err)
+		vm, err := bpf.NewVM(prog)
+		require.NoError(t, err)
 		values := []uint64{0, 1, 0xffffffff, 1 << 32, ^uint64(0)}
 		for _, r := range append(append([]specs.LinuxSyscall{}, pre...), p.Syscalls...) {
 			for _, a := range r.Args {
@@ -162,7 +170,7 @@ func TestMatchesTheProfileForEveryCall(t *testing.T) {
 				for idx := 0; idx < 2; idx++ {
 					c := call{arch: arch.Audit, nr: n}
 					c.args[idx] = v
-					want, got := reference(p, arch, c, pre), run(t, prog, c)
+					want, got := reference(p, arch, c, pre), runVM(t, vm, c)
 					if want != got {
 						t.Fatalf("%s %s(arg%d=%#x): filter %#x, profile %#x", arch.Name, name, idx, v, got, want)
 					}

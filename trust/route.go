@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// hostOS is the platform whose OS sandboxes Route prefers (tests set it).
+var hostOS = runtime.GOOS
+
 // Layer is how strongly a backend isolates.
 type Layer string
 
@@ -111,15 +114,15 @@ func Route(ctx context.Context, v *Verdict, requested string, requireOS bool, pr
 		d.Reasons = append(d.Reasons, "backend "+requested+" was asked for explicitly")
 		return d, nil
 	}
-	order := Preference(Container, runtime.GOOS)
+	order := Preference(Container, hostOS)
 	want := Container
 	if v.Untrusted {
-		for _, name := range Preference(OS, runtime.GOOS) {
+		for _, name := range Preference(OS, hostOS) {
 			d.Considered = append(d.Considered, Considered{Backend: name, Layer: OS, Why: "excluded: untrusted content must run in a container"})
 		}
 	} else {
 		want = OS
-		order = append(Preference(OS, runtime.GOOS), order...)
+		order = append(Preference(OS, hostOS), order...)
 	}
 	for _, name := range order {
 		if d.Backend != "" {
@@ -134,13 +137,13 @@ func Route(ctx context.Context, v *Verdict, requested string, requireOS bool, pr
 	}
 	switch {
 	case d.Backend == "" && want == Container:
-		return d, fmt.Errorf("untrusted content must run in a container, and no container backend is usable here: %s", Install(Container, runtime.GOOS))
+		return d, fmt.Errorf("untrusted content must run in a container, and no container backend is usable here: %s", Install(Container, hostOS))
 	case d.Backend == "" && requireOS:
-		return d, fmt.Errorf("require_os_sandbox is on and no OS sandbox or container is usable here: %s", Install(OS, runtime.GOOS))
+		return d, fmt.Errorf("require_os_sandbox is on and no OS sandbox or container is usable here: %s", Install(OS, hostOS))
 	case d.Backend == "":
-		return d, fmt.Errorf("no backend is usable here: %s, or %s", Install(OS, runtime.GOOS), Install(Container, runtime.GOOS))
+		return d, fmt.Errorf("no backend is usable here: %s, or %s", Install(OS, hostOS), Install(Container, hostOS))
 	case want == OS && d.Layer == Container:
-		d.Reasons = append(d.Reasons, "no OS sandbox is usable, so this trusted work runs in a container, which is stronger ("+Install(OS, runtime.GOOS)+" for faster runs)")
+		d.Reasons = append(d.Reasons, "no OS sandbox is usable, so this trusted work runs in a container, which is stronger ("+Install(OS, hostOS)+" for faster runs)")
 	case want == Container:
 		d.Reasons = append(d.Reasons, "untrusted content runs in a container: "+d.Backend+" is the first usable one")
 	default:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -138,14 +137,13 @@ func probe(down ...string) Probe {
 }
 
 func TestRoute(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the OS preference is Linux's here")
-	}
+	defer func(goos string) { hostOS = goos }(hostOS)
 	ctx := context.Background()
 	trusted := &Verdict{Reasons: []Reason{}, Scanned: 12}
 	untrusted := &Verdict{Untrusted: true, Reasons: []Reason{{Kind: KindMark, Path: "/in/doc.pdf", Detail: "user.xdg.origin.url=https://x"}}}
 	for _, c := range []struct {
 		name      string
+		goos      string
 		v         *Verdict
 		requested string
 		down      []string
@@ -162,9 +160,16 @@ func TestRoute(t *testing.T) {
 		{name: "untrusted refuses an explicit OS sandbox", v: untrusted, requested: "bwrap", wantErr: "must run in a container"},
 		{name: "explicit container", v: trusted, requested: "docker", want: "docker", reason: "asked for explicitly"},
 		{name: "explicit and unusable", v: trusted, requested: "docker", down: []string{"docker"}, wantErr: "docker is not installed"},
+		{name: "macOS takes seatbelt", goos: "darwin", v: trusted, want: "seatbelt"},
+		{name: "macOS without seatbelt takes a container", goos: "darwin", v: trusted, down: []string{"seatbelt"}, want: "oci"},
+		{name: "no OS sandbox on this platform", goos: "windows", v: trusted, down: []string{"oci", "containerd", "docker"}, wantErr: "no OS sandbox for windows"},
 		{name: "nothing at all", v: trusted, down: []string{"bwrap", "landlock", "oci", "containerd", "docker"}, wantErr: "require_os_sandbox"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			hostOS = c.goos
+			if hostOS == "" {
+				hostOS = "linux"
+			}
 			d, err := Route(ctx, c.v, c.requested, true, probe(c.down...))
 			if c.wantErr != "" {
 				require.Error(t, err)

@@ -43,9 +43,7 @@ func printExplain(cmd *cobra.Command, g *globals, d *trust.Decision, b runner.Ba
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, c := range d.Considered {
 		state := "usable"
-		if !c.Usable && c.Why != "" {
-			state = c.Why
-		} else if c.Why != "" {
+		if c.Why != "" {
 			state = c.Why
 		}
 		if c.Backend == d.Backend {

@@ -37,9 +37,9 @@ func HostKind(p string) (bool, bool) {
 	return true, fi.IsDir()
 }
 
-// Args translates a compiled bundle, written in dir, into bwrap's
-// arguments (without the program name).
-func Args(b *compile.Bundle, dir string, fds FDs, kind PathKind) ([]string, error) {
+// Args translates a compiled bundle into bwrap's arguments (without the
+// program name); the bundle's files are where its spec says.
+func Args(b *compile.Bundle, fds FDs, kind PathKind) ([]string, error) {
 	s := b.Spec
 	if s.Process == nil || s.Linux == nil || s.Root == nil {
 		return nil, errors.New("bwrap: incomplete spec")

@@ -86,7 +86,7 @@ func TestGoldenArgs(t *testing.T) {
 				}
 			}
 			b := compileFixture(t, c.sb, c.o)
-			args, err := Args(b, "/run/golem-box/bwrap/golden", FDs{Seccomp: 5, Status: 6}, fixedKind)
+			args, err := Args(b, FDs{Seccomp: 5, Status: 6}, fixedKind)
 			require.NoError(t, err)
 			got := render(args, td)
 			golden := filepath.Join("testdata", name+".args")
@@ -106,7 +106,7 @@ func TestArgsHardening(t *testing.T) {
 	td, err := filepath.Abs("testdata/fixture")
 	require.NoError(t, err)
 	b := compileFixture(t, &mountspec.Sandbox{Root: td + "/project"}, compile.Options{})
-	args, err := Args(b, "/x", FDs{Seccomp: 5, Status: 6}, fixedKind)
+	args, err := Args(b, FDs{Seccomp: 5, Status: 6}, fixedKind)
 	require.NoError(t, err)
 	line := strings.Join(args, " ")
 	for _, want := range []string{"--die-with-parent", "--new-session", "--cap-drop ALL", "--unshare-user", "--unshare-pid",
@@ -118,7 +118,7 @@ func TestArgsHardening(t *testing.T) {
 	assert.NotContains(t, line, " /sys", "no /sys in a bwrap sandbox")
 
 	b = compileFixture(t, &mountspec.Sandbox{Root: td + "/project", Network: mountspec.Network{Enabled: true}}, compile.Options{})
-	args, err = Args(b, "/x", FDs{Seccomp: 5, Status: 6}, fixedKind)
+	args, err = Args(b, FDs{Seccomp: 5, Status: 6}, fixedKind)
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Join(args, " "), "--unshare-net", "the network is on")
 }
@@ -137,7 +137,7 @@ func TestArgsRefuseWhatBwrapCannotDo(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			b := compileFixture(t, &mountspec.Sandbox{Root: td + "/project"}, compile.Options{})
 			mutate(b.Spec)
-			_, err := Args(b, "/x", FDs{Seccomp: 5, Status: 6}, fixedKind)
+			_, err := Args(b, FDs{Seccomp: 5, Status: 6}, fixedKind)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrUnsupported), "%v", err)
 		})

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -139,7 +138,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 		return nil, err
 	}
 	defer statusR.Close()
-	args, err := Args(cb, dir, FDs{Seccomp: procinit.FirstExtraFD, Status: procinit.FirstExtraFD + 1}, HostKind)
+	args, err := Args(cb, FDs{Seccomp: procinit.FirstExtraFD, Status: procinit.FirstExtraFD + 1}, HostKind)
 	if err != nil {
 		statusW.Close()
 		return nil, fmt.Errorf("%s: %w", Name, err)
@@ -151,13 +150,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 		statusW.Close()
 		return nil, err
 	}
-	out := runner.NewOutput(job)
-	h.Cmd.Stdin = job.Stdin
-	if h.Cmd.Stdin == nil {
-		h.Cmd.Stdin = bytes.NewReader(nil)
-	}
-	h.Cmd.Stdout, h.Cmd.Stderr = out.Stdout, out.Stderr
-	h.Cmd.WaitDelay = 2 * time.Second
+	out := runner.Attach(h.Cmd, job)
 	start := time.Now()
 	err = h.Start()
 	statusW.Close()
@@ -205,15 +198,7 @@ func rlimitNoFile(cb *compile.Bundle) uint64 {
 
 // filterFile is the seccomp program in a sealed memory file at offset 0.
 func filterFile(cb *compile.Bundle) (*os.File, error) {
-	arch, err := seccomp.Native()
-	if err != nil {
-		return nil, err
-	}
-	prog, err := seccomp.Compile(cb.Spec.Linux.Seccomp, arch, seccomp.DenyTerminalInjection()...)
-	if err != nil {
-		return nil, err
-	}
-	data, err := seccomp.Bytes(prog)
+	data, err := seccomp.Program(cb.Spec.Linux.Seccomp, seccomp.DenyTerminalInjection()...)
 	if err != nil {
 		return nil, err
 	}
@@ -266,18 +251,7 @@ func bwrapError(stderr []byte, waitErr error) string {
 }
 
 // GC removes the bundles and control groups of runs whose golem-box is gone.
-func (b *Backend) GC(ctx context.Context) ([]string, error) {
-	bundles := b.bundles()
-	ids, err := bundles.Leftovers()
-	if err != nil {
-		return nil, err
-	}
-	var errs []error
-	for _, id := range ids {
-		errs = append(errs, cgroup.Open(id).Remove(), bundles.Remove(id))
-	}
-	return ids, errors.Join(errs...)
-}
+func (b *Backend) GC(context.Context) ([]string, error) { return cgroup.GC(b.bundles()) }
 
 // Diagnose is Available with bwrap's version and what it cannot do.
 func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
@@ -290,9 +264,6 @@ func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
 		return d
 	}
 	d.Version = strings.TrimPrefix(b.Version(ctx), "bubblewrap ")
-	for _, l := range b.Limitations() {
-		d.Notes = append(d.Notes, runner.Note{Level: "info", Msg: l})
-	}
 	d.Notes = append(d.Notes, limitsNote())
 	return d
 }

@@ -179,17 +179,17 @@ func (g *Group) OOMKills() int64 {
 func (g *Group) Kill() {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		any := false
+		found := false
 		for _, p := range g.Procs() {
 			data, _ := os.ReadFile(p)
 			for _, f := range strings.Fields(string(data)) {
 				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
-					any = true
+					found = true
 				}
 			}
 		}
-		if !any {
+		if !found {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/golem-box/golem-box/runner/runstate"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
 
@@ -35,4 +36,19 @@ func ForRun(id string, r *specs.LinuxResources, asked bool) (*Group, error) {
 		return nil, nil
 	}
 	return Create(id, l)
+}
+
+// GC removes the state directories and control groups of the runs in
+// bundles whose golem-box is gone, and returns their ids: the collector of
+// the backends that keep nothing else (bwrap, Landlock).
+func GC(bundles runstate.Bundles) ([]string, error) {
+	ids, err := bundles.Leftovers()
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, Open(id).Remove(), bundles.Remove(id))
+	}
+	return ids, errors.Join(errs...)
 }

@@ -1,12 +1,9 @@
 package landlock
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -51,14 +48,20 @@ func (b *Backend) Name() string { return Name }
 
 // Available checks that the kernel has Landlock ABI MinABI or later.
 func (b *Backend) Available(context.Context) error {
-	abi, err := procinit.ABI()
+	_, err := abi()
+	return err
+}
+
+// abi is the kernel's Landlock ABI, or why golem-box cannot use it.
+func abi() (int, error) {
+	v, err := procinit.ABI()
 	if err != nil {
-		return runner.Unavailable(Name, err.Error(), "boot a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in lsm=")
+		return 0, runner.Unavailable(Name, err.Error(), "boot a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in lsm=")
 	}
-	if abi < MinABI {
-		return runner.Unavailable(Name, fmt.Sprintf("the kernel has Landlock ABI %d; golem-box needs %d (Linux 6.2), which restricts truncate", abi, MinABI), "use a newer kernel, or the bwrap backend")
+	if v < MinABI {
+		return 0, runner.Unavailable(Name, fmt.Sprintf("the kernel has Landlock ABI %d; golem-box needs %d (Linux 6.2), which restricts truncate", v, MinABI), "use a newer kernel, or the bwrap backend")
 	}
-	return nil
+	return v, nil
 }
 
 func (b *Backend) bundles() runstate.Bundles {
@@ -70,10 +73,10 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if job.Terminal {
 		return nil, fmt.Errorf("%s: --tty is not supported: output is captured", Name)
 	}
-	if err := b.Available(ctx); err != nil {
+	abi, err := abi()
+	if err != nil {
 		return nil, err
 	}
-	abi, _ := procinit.ABI()
 	id, err := runstate.NewID()
 	if err != nil {
 		return nil, err
@@ -117,13 +120,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	if err != nil {
 		return nil, err
 	}
-	out := runner.NewOutput(job)
-	h.Cmd.Stdin = job.Stdin
-	if h.Cmd.Stdin == nil {
-		h.Cmd.Stdin = bytes.NewReader(nil)
-	}
-	h.Cmd.Stdout, h.Cmd.Stderr = out.Stdout, out.Stderr
-	h.Cmd.WaitDelay = 2 * time.Second
+	out := runner.Attach(h.Cmd, job)
 	start := time.Now()
 	if err := h.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
@@ -138,17 +135,9 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 		}
 	})
 	res := out.Result(Name, time.Since(start))
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &ee):
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
-		}
-	default:
-		return nil, fmt.Errorf("%s: %w", Name, waitErr)
+	code, err := runner.ExitStatus(waitErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	res.SetExit(code, reason, func() bool { return group != nil && group.OOMKills() > 0 })
 	return res, nil
@@ -158,10 +147,6 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 // host's network namespace: with the network off, no inet or packet
 // sockets; before Landlock ABI 9, no UNIX sockets of its own either.
 func Filter(cb *compile.Bundle, networkOff bool, abi int) ([]byte, error) {
-	arch, err := seccomp.Native()
-	if err != nil {
-		return nil, err
-	}
 	pre := seccomp.DenyTerminalInjection()
 	if networkOff {
 		pre = append(pre, seccomp.DenySockets(seccomp.AFInet, seccomp.AFInet6, seccomp.AFPacket)...)
@@ -169,26 +154,11 @@ func Filter(cb *compile.Bundle, networkOff bool, abi int) ([]byte, error) {
 	if abi < ResolveUnixABI {
 		pre = append(pre, seccomp.DenySockets(seccomp.AFUnix)...)
 	}
-	prog, err := seccomp.Compile(cb.Spec.Linux.Seccomp, arch, pre...)
-	if err != nil {
-		return nil, err
-	}
-	return seccomp.Bytes(prog)
+	return seccomp.Program(cb.Spec.Linux.Seccomp, pre...)
 }
 
 // GC removes the state and control groups of runs whose golem-box is gone.
-func (b *Backend) GC(context.Context) ([]string, error) {
-	bundles := b.bundles()
-	ids, err := bundles.Leftovers()
-	if err != nil {
-		return nil, err
-	}
-	var errs []error
-	for _, id := range ids {
-		errs = append(errs, cgroup.Open(id).Remove(), bundles.Remove(id))
-	}
-	return ids, errors.Join(errs...)
-}
+func (b *Backend) GC(context.Context) ([]string, error) { return cgroup.GC(b.bundles()) }
 
 // Diagnose is Available with the kernel's ABI and what it cannot do.
 func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
@@ -196,10 +166,7 @@ func (b *Backend) Diagnose(ctx context.Context) runner.Diagnosis {
 	if !d.Usable {
 		return d
 	}
-	abi, _ := procinit.ABI()
-	d.Version = fmt.Sprintf("ABI %d", abi)
-	for _, l := range b.Limitations() {
-		d.Notes = append(d.Notes, runner.Note{Level: "info", Msg: l})
-	}
+	v, _ := abi()
+	d.Version = fmt.Sprintf("ABI %d", v)
 	return d
 }

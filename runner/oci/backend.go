@@ -198,20 +198,12 @@ func CompileJob(ctx context.Context, job *runner.Job, imageDir, bundle, id strin
 }
 
 func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (*runner.Result, error) {
-	out := runner.NewOutput(job)
 	logFile := filepath.Join(bundle, "runtime.log")
 	cmd := b.command(append(b.logArgs(logFile), "run", "--bundle", bundle, id)...)
-	cmd.Stdin = job.Stdin
-	if cmd.Stdin == nil {
-		cmd.Stdin = bytes.NewReader(nil)
-	}
-	cmd.Stdout, cmd.Stderr = out.Stdout, out.Stderr
+	out := runner.Attach(cmd, job)
 	// The runtime must not die with our terminal's ^C before it is told to
 	// kill the container: give it its own process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Processes of the container may hold our output pipes after the
-	// runtime is gone; do not wait for them forever.
-	cmd.WaitDelay = 2 * time.Second
 	oomBefore := runstate.OOMKills()
 	start := time.Now()
 	if err := b.start(cmd); err != nil {
@@ -238,18 +230,9 @@ func (b *Backend) run(ctx context.Context, job *runner.Job, id, bundle string) (
 		waitErr = b.killAndWait(id, cmd, done)
 	}
 	res := out.Result(b.name, time.Since(start))
-	code := -1
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-		code = 0
-	case errors.As(waitErr, &ee):
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
-		}
-	default:
-		return nil, fmt.Errorf("%s: %w", b.name, waitErr)
+	code, err := runner.ExitStatus(waitErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.name, err)
 	}
 	res.SetExit(code, reason, func() bool { return runstate.OOMKilled(id, oomBefore) })
 	if msg := runtimeError(logFile); code != 0 && msg != "" {

@@ -163,7 +163,8 @@ func (s *Spec) apply() error {
 }
 
 // lookPath finds file in the PATH of env, after the restrictions apply:
-// what the program would find, not what golem-box can see.
+// what the program would find, not what golem-box can see. The helper's
+// own environment is about to be replaced by env anyway.
 func lookPath(file string, env []string) (string, error) {
 	path := ""
 	for _, kv := range env {
@@ -171,16 +172,8 @@ func lookPath(file string, env []string) (string, error) {
 			path = v
 		}
 	}
-	for _, dir := range strings.Split(path, ":") {
-		if dir == "" {
-			continue
-		}
-		p := dir + "/" + file
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: executable file not found in PATH (%s)", file, path)
+	os.Setenv("PATH", path)
+	return exec.LookPath(file)
 }
 
 // dropCaps empties the bounding, ambient, inheritable, permitted and

@@ -1,9 +1,7 @@
 package seatbelt
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,13 +75,7 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	cmd.Dir = wd
 	cmd.Env = append([]string{"PATH=" + oci.DefaultPath, "HOME=" + tmp, "TMPDIR=" + tmp}, job.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out := runner.NewOutput(job)
-	cmd.Stdin = job.Stdin
-	if cmd.Stdin == nil {
-		cmd.Stdin = bytes.NewReader(nil)
-	}
-	cmd.Stdout, cmd.Stderr = out.Stdout, out.Stderr
-	cmd.WaitDelay = 2 * time.Second
+	out := runner.Attach(cmd, job)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
@@ -93,17 +85,9 @@ func (b *Backend) Run(ctx context.Context, job *runner.Job) (*runner.Result, err
 	go func() { waitErr = cmd.Wait(); close(ended) }()
 	reason := runner.Supervise(ctx, job, ended, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	res := out.Result(Name, time.Since(start))
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &ee):
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
-		}
-	default:
-		return nil, fmt.Errorf("%s: %w", Name, waitErr)
+	code, err := runner.ExitStatus(waitErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	res.SetExit(code, reason, nil)
 	return res, nil
