@@ -93,7 +93,76 @@ func Parse(data []byte, file string) (*Config, error) {
 	if err := cfg.Sandbox.normalize(filepath.Dir(file), o); err != nil {
 		return nil, err
 	}
+	if err := cfg.normalizeTop(filepath.Dir(file), o); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// MaxDelegationDepth bounds delegation.max_depth.
+const MaxDelegationDepth = 100
+
+// normalizeTop checks the sections beside sandbox: and makes approval.log
+// absolute against base.
+func (c *Config) normalizeTop(base string, o *origin) error {
+	var errs []error
+	if d := c.Delegation.MaxDepth; d != nil && (*d < 0 || *d > MaxDelegationDepth) {
+		errs = append(errs, o.err("delegation.max_depth", fmt.Sprintf("must be between 0 and %d, got %d", MaxDelegationDepth, *d),
+			fmt.Sprintf("write how many calls deep workers may go (default %d; 0 forbids delegation)", DefaultMaxDepth)))
+	}
+	if cmd := c.Approval.Command; cmd != nil && (len(cmd) == 0 || cmd[len(cmd)-1] == "" || cmd[0] == "") {
+		errs = append(errs, o.err("approval.command", "is empty", "give the program that approves (exit status 0) or refuses a change, or remove the field"))
+	}
+	if l := c.Approval.Log; l != "" {
+		p, err := expand(l)
+		if err == nil && strings.IndexByte(p, 0) >= 0 {
+			err = errors.New("contains a NUL byte")
+		}
+		if err != nil {
+			errs = append(errs, o.err("approval.log", err.Error(), "write the path of the log file out"))
+		} else {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(base, p)
+			}
+			c.Approval.Log = filepath.Clean(p)
+			if m := c.Sandbox.writableHolder(c.Approval.Log); m != "" {
+				errs = append(errs, o.err("approval.log", fmt.Sprintf("%s is inside the writable mount %s, so a worker could rewrite the record of its own approvals", c.Approval.Log, m),
+					"put the log outside every writable mount, such as ~/.local/state/golem-box/approvals.jsonl"))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writableHolder returns the virtual target of a writable mount whose
+// source contains host path p (links resolved as far as p exists), or "".
+func (s *Sandbox) writableHolder(p string) string {
+	p = realExisting(p)
+	if s.Root != "" && !s.ReadOnly && within(p, realExisting(s.Root)) {
+		return "/"
+	}
+	for _, m := range s.Mounts {
+		if !m.ReadOnly && within(p, realExisting(m.Source)) {
+			return m.Target
+		}
+	}
+	return ""
+}
+
+// realExisting resolves symbolic links in the longest existing prefix of p.
+func realExisting(p string) string {
+	rest := ""
+	for d := p; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = parent
+	}
 }
 
 // origin says where a sandbox came from, so that errors can point at it.
@@ -276,7 +345,8 @@ func (s *Sandbox) normalize(base string, o *origin) error {
 		default:
 			add(o.err(f+".mode", fmt.Sprintf("unknown mode %q", z.Mode), `write "ro" or "rw"`))
 		}
-		s.Mounts = append(s.Mounts, Mount{Source: z.Path, Target: "/" + n, ReadOnly: ro, Name: n, from: f + ".path"})
+		s.Mounts = append(s.Mounts, Mount{Source: z.Path, Target: "/" + n, ReadOnly: ro, Name: n,
+			Approval: z.Approval, Suffixes: z.Suffixes, MaxFileBytes: z.MaxFileBytes, from: f + ".path"})
 	}
 	s.Zones = nil
 	for i := range s.Mounts {

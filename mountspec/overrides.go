@@ -85,5 +85,8 @@ func FromFlags(dir string, o Overrides) (*Config, string, error) {
 	if err := s.normalize(base, nil); err != nil {
 		return nil, file, err
 	}
+	if err := cfg.normalizeTop(base, &origin{file: file}); err != nil {
+		return nil, file, err
+	}
 	return cfg, file, nil
 }

@@ -23,6 +23,34 @@ type Resolution struct {
 	ReadOnly bool `json:"readonly"`
 	// Name is the mount's name, if it has one.
 	Name string `json:"name,omitempty"`
+	// Approval is the consent changes here need, with defaults filled in.
+	Approval Approval `json:"approval"`
+	// Files are the file rules here: sandbox.files with the mount's own
+	// suffixes and max_file_bytes over them.
+	Files FileRules `json:"files"`
+}
+
+// defaultApproval is what an unset approval mode means.
+var defaultApproval = Approval{Write: ApprovalAsk, Delete: ApprovalAsk}
+
+// RootApproval is the consent changes under the root need.
+func (s *Sandbox) RootApproval() Approval { return s.Approval.Over(defaultApproval) }
+
+// MountApproval is the consent changes in m need.
+func (s *Sandbox) MountApproval(m *Mount) Approval {
+	return m.Approval.Over(s.Approval).Over(defaultApproval)
+}
+
+// MountFiles is the file rules for the files of m.
+func (s *Sandbox) MountFiles(m *Mount) FileRules {
+	f := s.Files
+	if len(m.Suffixes) > 0 {
+		f.Suffixes = m.Suffixes
+	}
+	if m.MaxFileBytes > 0 {
+		f.MaxFileBytes = m.MaxFileBytes
+	}
+	return f
 }
 
 // CleanVirtual normalises an untrusted virtual path. Relative paths are taken
@@ -104,9 +132,10 @@ func (s *Sandbox) Resolve(unsafePath string) (Resolution, error) {
 	switch {
 	case best >= 0:
 		m := &s.Mounts[best]
-		r = Resolution{Virtual: v, Target: m.Target, Source: m.Source, ReadOnly: m.ReadOnly, Name: m.Name}
+		r = Resolution{Virtual: v, Target: m.Target, Source: m.Source, ReadOnly: m.ReadOnly, Name: m.Name,
+			Approval: s.MountApproval(m), Files: s.MountFiles(m)}
 	case s.Root != "":
-		r = Resolution{Virtual: v, Target: "/", Source: s.Root, ReadOnly: s.ReadOnly}
+		r = Resolution{Virtual: v, Target: "/", Source: s.Root, ReadOnly: s.ReadOnly, Approval: s.RootApproval(), Files: s.Files}
 	default:
 		return Resolution{}, s.PathError("resolve", unsafePath, ErrOutsideSandbox)
 	}
@@ -141,6 +170,26 @@ func (s *Sandbox) ResolveWritable(op, unsafePath string) (Resolution, error) {
 		return r, s.PathError(op, unsafePath, ErrReadOnly)
 	}
 	return r, nil
+}
+
+// mountAt returns the index of the mount at target, or -1.
+func (s *Sandbox) mountAt(target string) int {
+	for i := range s.Mounts {
+		if s.Mounts[i].Target == target {
+			return i
+		}
+	}
+	return -1
+}
+
+// MountNamed returns the mount called name, or nil.
+func (s *Sandbox) MountNamed(name string) *Mount {
+	for i := range s.Mounts {
+		if s.Mounts[i].Name == name {
+			return &s.Mounts[i]
+		}
+	}
+	return nil
 }
 
 // CanRead reports whether the path is inside the sandbox.
@@ -208,6 +257,9 @@ func (s *Sandbox) PathError(op, unsafePath string, err error) *PathError {
 		e.Writable = s.WritablePaths()
 	case ErrSuffixNotAllowed:
 		e.Suffixes = s.Files.Suffixes
+		if r, err := s.Resolve(unsafePath); err == nil {
+			e.Suffixes = r.Files.Suffixes
+		}
 	}
 	return e
 }
@@ -244,7 +296,14 @@ func (s *Sandbox) Restrict(r Restriction) (Sandbox, error) {
 	} else {
 		child.Root, child.ReadOnly = "", false
 		if res, err := s.Resolve(sub); err == nil {
-			child.Mounts = append(child.Mounts, Mount{Source: res.Host, Target: sub, ReadOnly: res.ReadOnly, Name: res.Name})
+			// The subtree keeps the rules of the mount it comes from: the
+			// root's are the sandbox's, which the child keeps.
+			m := Mount{ReadOnly: res.ReadOnly}
+			if i := s.mountAt(res.Target); i >= 0 {
+				m = s.Mounts[i]
+			}
+			m.Source, m.Target = res.Host, sub
+			child.Mounts = append(child.Mounts, m)
 		}
 		for _, m := range s.Mounts {
 			if m.Target != sub && within(m.Target, sub) {

@@ -16,8 +16,65 @@ const FileName = "golem-box.yaml"
 
 // Config is the content of a golem-box.yaml file.
 type Config struct {
-	// Sandbox describes the sandbox commands and file tools run in.
+	// Sandbox describes the sandbox commands and file tools run in. For
+	// workers it is the ceiling: the most the entry worker can have.
 	Sandbox Sandbox `json:"sandbox" yaml:"sandbox"`
+	// Approval says who approves changes that need consent, and where
+	// decisions are logged.
+	Approval ApprovalConfig `json:"approval" yaml:"approval,omitempty"`
+	// Delegation bounds chains of workers calling workers.
+	Delegation Delegation `json:"delegation" yaml:"delegation,omitempty"`
+}
+
+// ApprovalConfig is the approval: section of golem-box.yaml (seed 001).
+type ApprovalConfig struct {
+	// Command approves a change when it exits 0. It receives the request as
+	// JSON on standard input. A string runs with /bin/sh -c; a list is run
+	// as it is, like Docker's shell and exec forms of CMD.
+	Command Command `json:"command,omitempty" yaml:"command,omitempty"`
+	// Log is the file that every approval decision is appended to as a JSON
+	// line; relative to the configuration file. It must lie outside every
+	// writable mount, so that a worker cannot rewrite its own record.
+	Log string `json:"log,omitempty" yaml:"log,omitempty"`
+}
+
+// Command is a program and its arguments.
+type Command []string
+
+// UnmarshalYAML accepts the shell form (a string) and the exec form (a list).
+func (c *Command) UnmarshalYAML(node *yaml.Node) error {
+	switch node.Kind {
+	case yaml.ScalarNode:
+		*c = Command{"/bin/sh", "-c", node.Value}
+		return nil
+	case yaml.SequenceNode:
+		var l []string
+		if err := node.Decode(&l); err != nil {
+			return err
+		}
+		*c = l
+		return nil
+	}
+	return fmt.Errorf("line %d: command must be a string (run by /bin/sh -c) or a list of arguments", node.Line)
+}
+
+// DefaultMaxDepth is how deep workers may call workers when delegation.max_depth is unset.
+const DefaultMaxDepth = 5
+
+// Delegation is the delegation: section of golem-box.yaml (seed 002).
+type Delegation struct {
+	// MaxDepth is how many calls deep a chain of workers may go: the entry
+	// worker is at depth 0 and each call adds one. Unset means
+	// DefaultMaxDepth; 0 forbids delegation.
+	MaxDepth *int `json:"max_depth,omitempty" yaml:"max_depth,omitempty"`
+}
+
+// Depth returns MaxDepth or its default.
+func (d Delegation) Depth() int {
+	if d.MaxDepth == nil {
+		return DefaultMaxDepth
+	}
+	return *d.MaxDepth
 }
 
 // Sandbox is a Docker-style description of what a worker or command can see.
@@ -40,6 +97,9 @@ type Sandbox struct {
 	Limits Limits `json:"limits" yaml:"limits,omitempty"`
 	// Files are application-level rules for the file tools.
 	Files FileRules `json:"files" yaml:"files,omitempty"`
+	// Approval is the consent the root needs for changes, and the default of
+	// mounts that set none. Unset modes mean ApprovalAsk.
+	Approval Approval `json:"approval,omitzero" yaml:"approval,omitempty"`
 	// Image supplies the operating system of container backends: "host"
 	// (the default), "none", or an image reference.
 	Image string `json:"image,omitempty" yaml:"image,omitempty"`
@@ -67,6 +127,13 @@ type Mount struct {
 	// documents from users) makes every command that can reach it run in a
 	// container. Empty means trusted unless its files say otherwise.
 	Trust Trust `json:"trust,omitempty" yaml:"trust,omitempty"`
+	// Approval is the consent changes here need; unset modes take the
+	// sandbox's.
+	Approval Approval `json:"approval,omitzero" yaml:"approval,omitempty"`
+	// Suffixes and MaxFileBytes, when set, replace sandbox.files' for the
+	// files of this mount.
+	Suffixes     []string `json:"suffixes,omitempty" yaml:"suffixes,omitempty"`
+	MaxFileBytes ByteSize `json:"max_file_bytes,omitempty" yaml:"max_file_bytes,omitempty"`
 
 	// from names where the mount was written when it was not a plain entry of
 	// sandbox.mounts (a zone or a command-line flag), for error messages.
@@ -88,6 +155,44 @@ type Zone struct {
 	Path string `json:"path" yaml:"path"`
 	// Mode is ZoneRW or ZoneRO; empty means read-write, as for mounts.
 	Mode ZoneMode `json:"mode,omitempty" yaml:"mode,omitempty"`
+	// Approval, Suffixes and MaxFileBytes are those of the mount.
+	Approval     Approval `json:"approval,omitzero" yaml:"approval,omitempty"`
+	Suffixes     []string `json:"suffixes,omitempty" yaml:"suffixes,omitempty"`
+	MaxFileBytes ByteSize `json:"max_file_bytes,omitempty" yaml:"max_file_bytes,omitempty"`
+}
+
+// ApprovalMode says whether a change needs someone's consent (seed 001).
+type ApprovalMode string
+
+// Approval modes.
+const (
+	// ApprovalPreApproved lets the change happen without asking.
+	ApprovalPreApproved ApprovalMode = "preApproved"
+	// ApprovalAsk asks an approver first; it is the default.
+	ApprovalAsk ApprovalMode = "ask"
+	// ApprovalBlocked refuses the change.
+	ApprovalBlocked ApprovalMode = "blocked"
+)
+
+// Approval is consent, separate from capability: a read-write mount may
+// still need someone to agree to each change. A read-only mount needs none,
+// since its changes are refused before anyone is asked.
+type Approval struct {
+	// Write covers creating, replacing, appending to and editing files.
+	Write ApprovalMode `json:"write,omitempty" yaml:"write,omitempty"`
+	// Delete covers removing files and directories.
+	Delete ApprovalMode `json:"delete,omitempty" yaml:"delete,omitempty"`
+}
+
+// Over fills the modes a leaves unset from b.
+func (a Approval) Over(b Approval) Approval {
+	if a.Write == "" {
+		a.Write = b.Write
+	}
+	if a.Delete == "" {
+		a.Delete = b.Delete
+	}
+	return a
 }
 
 // ZoneMode is the access mode of a zone.

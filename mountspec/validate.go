@@ -21,6 +21,7 @@ var checks = []check{
 	checkSensitiveSources,
 	checkBackend,
 	checkTrust,
+	checkApproval,
 	checkNetwork,
 	checkLimits,
 	checkFiles,
@@ -202,13 +203,38 @@ func checkLimits(s *Sandbox, o *origin) []*ConfigError {
 	return errs
 }
 
+func checkApproval(s *Sandbox, o *origin) []*ConfigError {
+	var errs []*ConfigError
+	one := func(field string, m ApprovalMode) {
+		switch m {
+		case "", ApprovalPreApproved, ApprovalAsk, ApprovalBlocked:
+			return
+		}
+		errs = append(errs, o.err(field, fmt.Sprintf("unknown approval %q", m),
+			`write "preApproved" (no prompt), "ask" (the default) or "blocked"`))
+	}
+	one("sandbox.approval.write", s.Approval.Write)
+	one("sandbox.approval.delete", s.Approval.Delete)
+	for i, m := range s.Mounts {
+		one(mountField(s, i)+".approval.write", m.Approval.Write)
+		one(mountField(s, i)+".approval.delete", m.Approval.Delete)
+	}
+	return errs
+}
+
 func checkFiles(s *Sandbox, o *origin) []*ConfigError {
 	var errs []*ConfigError
-	for i, suf := range s.Files.Suffixes {
-		if !strings.HasPrefix(suf, ".") || len(suf) < 2 || strings.ContainsAny(suf, "/\x00") {
-			errs = append(errs, o.err(fmt.Sprintf("sandbox.files.suffixes[%d]", i),
-				fmt.Sprintf("%q is not a file suffix", suf), fmt.Sprintf("write it with a leading dot, such as %q", "."+strings.Trim(suf, "./"))))
+	suffixes := func(field string, l []string) {
+		for i, suf := range l {
+			if !strings.HasPrefix(suf, ".") || len(suf) < 2 || strings.ContainsAny(suf, "/\x00") {
+				errs = append(errs, o.err(fmt.Sprintf("%s[%d]", field, i),
+					fmt.Sprintf("%q is not a file suffix", suf), fmt.Sprintf("write it with a leading dot, such as %q", "."+strings.Trim(suf, "./"))))
+			}
 		}
+	}
+	suffixes("sandbox.files.suffixes", s.Files.Suffixes)
+	for i, m := range s.Mounts {
+		suffixes(mountField(s, i)+".suffixes", m.Suffixes)
 	}
 	return errs
 }
