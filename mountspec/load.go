@@ -125,7 +125,7 @@ func (c *Config) normalizeTop(base string, o *origin) error {
 				p = filepath.Join(base, p)
 			}
 			c.Approval.Log = filepath.Clean(p)
-			if m := c.Sandbox.writableHolder(c.Approval.Log); m != "" {
+			if m := c.Sandbox.WritableHolder(c.Approval.Log); m != "" {
 				errs = append(errs, o.err("approval.log", fmt.Sprintf("%s is inside the writable mount %s, so a worker could rewrite the record of its own approvals", c.Approval.Log, m),
 					"put the log outside every writable mount, such as ~/.local/state/golem-box/approvals.jsonl"))
 			}
@@ -134,9 +134,9 @@ func (c *Config) normalizeTop(base string, o *origin) error {
 	return errors.Join(errs...)
 }
 
-// writableHolder returns the virtual target of a writable mount whose
+// WritableHolder returns the virtual target of a writable mount whose
 // source contains host path p (links resolved as far as p exists), or "".
-func (s *Sandbox) writableHolder(p string) string {
+func (s *Sandbox) WritableHolder(p string) string {
 	p = realExisting(p)
 	if s.Root != "" && !s.ReadOnly && within(p, realExisting(s.Root)) {
 		return "/"
@@ -163,6 +163,28 @@ func realExisting(p string) string {
 		rest = filepath.Join(filepath.Base(d), rest)
 		d = parent
 	}
+}
+
+// DecodeNode decodes one YAML node into v the way Load decodes
+// golem-box.yaml: a field v does not have is an error naming the file, the
+// line, the field path (under field) and the fields that exist. It returns
+// the line of every field path, for later errors. Other packages use it for
+// the sections they own, such as a worker file's sandbox: declaration.
+func DecodeNode(n *yaml.Node, file, field string, v any) (map[string]int, error) {
+	o := &origin{file: file, lines: map[string]int{}}
+	if field != "" {
+		o.lines[field] = n.Line
+	}
+	mapLines(n, field, o.lines)
+	var errs []error
+	checkKnown(n, reflect.TypeOf(v).Elem(), field, o, &errs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := n.Decode(v); err != nil {
+		return nil, yamlError(file, err, o.lines)
+	}
+	return o.lines, nil
 }
 
 // origin says where a sandbox came from, so that errors can point at it.
@@ -333,7 +355,7 @@ func (s *Sandbox) normalize(base string, o *origin) error {
 	for _, n := range names {
 		z := s.Zones[n]
 		f := "sandbox.zones." + n
-		if !validName(n) {
+		if !ValidName(n) {
 			add(o.err(f, fmt.Sprintf("zone name %q is not a single path component", n), "use letters, digits, '-', '_' or '.'"))
 			continue
 		}
@@ -363,7 +385,7 @@ func (s *Sandbox) normalize(base string, o *origin) error {
 			m.Source = p
 		}
 		add(checkTarget(m.Target, o, f+".target"))
-		if m.Name != "" && !validName(m.Name) {
+		if m.Name != "" && !ValidName(m.Name) {
 			add(o.err(f+".name", fmt.Sprintf("%q is not a valid name", m.Name), "use letters, digits, '-', '_' or '.'"))
 		}
 	}
@@ -431,7 +453,9 @@ func expand(p string) (string, error) {
 	return p, nil
 }
 
-func validName(n string) bool {
+// ValidName reports whether n can name a mount, a zone or a worker: one path
+// component of letters, digits, "-", "_" and ".".
+func ValidName(n string) bool {
 	if n == "" || n == "." || n == ".." || len(n) > MaxComponentBytes {
 		return false
 	}

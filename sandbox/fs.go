@@ -20,6 +20,7 @@ const maxSymlinkHops = 40
 // mount; Close releases them. An FS is safe for concurrent use.
 type FS struct {
 	sb    mountspec.Sandbox
+	guard Guard // asked before every change; nil allows all
 	roots map[string]*os.Root // by mount target; "/" is the root
 	canon map[string]string   // mount target → source with links resolved
 }
@@ -247,9 +248,9 @@ func (f *FS) fsError(op, unsafePath string, err error) error {
 	return f.sb.PathError(op, unsafePath, err)
 }
 
-// checkSuffix applies files.suffixes to a virtual path.
-func (f *FS) checkSuffix(op, unsafePath, virtual string) error {
-	sufs := f.sb.Files.Suffixes
+// checkSuffix applies the suffixes of the mount l is in to a virtual path.
+func (f *FS) checkSuffix(op, unsafePath, virtual string, l *loc) error {
+	sufs := l.res.Files.Suffixes
 	if len(sufs) == 0 {
 		return nil
 	}
@@ -258,7 +259,9 @@ func (f *FS) checkSuffix(op, unsafePath, virtual string) error {
 			return nil
 		}
 	}
-	return f.sb.PathError(op, unsafePath, mountspec.ErrSuffixNotAllowed)
+	e := f.sb.PathError(op, unsafePath, mountspec.ErrSuffixNotAllowed)
+	e.Suffixes = sufs
+	return e
 }
 
 // tooLarge builds the size error.

@@ -66,11 +66,11 @@ func (f *FS) Read(unsafePath string, opt ReadOptions) (*ReadResult, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
+	if err := f.checkSuffix(op, unsafePath, l.virtual, l); err != nil {
 		return nil, err
 	}
 	size := fi.Size()
-	if lim := int64(f.sb.Files.MaxFileBytes); lim > 0 && size > lim {
+	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 && size > lim {
 		return nil, f.tooLarge(op, unsafePath, size, lim)
 	}
 	br := bufio.NewReaderSize(fh, 64<<10)
@@ -171,10 +171,10 @@ func (f *FS) readFile(op, unsafePath string) ([]byte, error) {
 
 // readOpened reads a whole file opened at l, with the suffix and size rules.
 func (f *FS) readOpened(op, unsafePath string, l *loc, fh *os.File, fi fs.FileInfo) ([]byte, error) {
-	if err := f.checkSuffix(op, unsafePath, l.virtual); err != nil {
+	if err := f.checkSuffix(op, unsafePath, l.virtual, l); err != nil {
 		return nil, err
 	}
-	lim := int64(f.sb.Files.MaxFileBytes)
+	lim := int64(l.res.Files.MaxFileBytes)
 	if lim <= 0 {
 		lim = DefaultMaxFileBytes
 	}

@@ -37,7 +37,7 @@ func (f *FS) Write(unsafePath string, content []byte, opt WriteOptions) (*WriteR
 	if err != nil {
 		return nil, err
 	}
-	if lim := int64(f.sb.Files.MaxFileBytes); lim > 0 {
+	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 {
 		size := int64(len(content))
 		if opt.Append && l.info != nil {
 			size += l.info.Size()
@@ -48,6 +48,22 @@ func (f *FS) Write(unsafePath string, content []byte, opt WriteOptions) (*WriteR
 	}
 	if l.info != nil && l.info.IsDir() {
 		return nil, f.sb.PathError(op, unsafePath, syscall.EISDIR)
+	}
+	if f.guard != nil {
+		oldN, old, err := f.current(op, unsafePath, l)
+		if err != nil {
+			return nil, err
+		}
+		c := Change{Op: OpWrite, OldBytes: oldN, Old: old, New: content, NewBytes: int64(len(content))}
+		if opt.Append {
+			c.Op, c.NewBytes, c.New = OpAppend, oldN+int64(len(content)), nil
+			if old != nil || oldN == 0 {
+				c.New = append(old[:len(old):len(old)], content...)
+			}
+		}
+		if err := f.allow(c, l); err != nil {
+			return nil, err
+		}
 	}
 	if l.info == nil {
 		if err := l.root.MkdirAll(path.Dir(l.res.Rel), 0o777); err != nil {
@@ -82,7 +98,7 @@ func (f *FS) writableLoc(op, unsafePath string) (*loc, error) {
 		return nil, f.sb.PathError(op, unsafePath, syscall.EISDIR)
 	}
 	for _, p := range []string{unsafePath, l.virtual} {
-		if err := f.checkSuffix(op, unsafePath, p); err != nil {
+		if err := f.checkSuffix(op, unsafePath, p, l); err != nil {
 			return nil, err
 		}
 	}
@@ -186,6 +202,7 @@ func (f *FS) Edit(unsafePath, old, new string, all bool) (*EditResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	orig := data
 	n := bytes.Count(data, []byte(old))
 	switch {
 	case n == 0:
@@ -201,8 +218,12 @@ func (f *FS) Edit(unsafePath, old, new string, all bool) (*EditResult, error) {
 	default:
 		data = bytes.ReplaceAll(data, []byte(old), []byte(new))
 	}
-	if lim := int64(f.sb.Files.MaxFileBytes); lim > 0 && int64(len(data)) > lim {
+	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 && int64(len(data)) > lim {
 		return nil, f.tooLarge(op, unsafePath, int64(len(data)), lim)
+	}
+	c := Change{Op: OpEdit, OldBytes: int64(len(orig)), Old: orig, NewBytes: int64(len(data)), New: data}
+	if err := f.allow(c, l); err != nil {
+		return nil, err
 	}
 	if err := f.replace(op, unsafePath, l, data); err != nil {
 		return nil, err
@@ -236,6 +257,9 @@ func (f *FS) Delete(unsafePath string, recursive bool) error {
 				return f.sb.PathError(op, unsafePath, fmt.Errorf("it contains the mount point %s", t))
 			}
 		}
+	}
+	if err := f.allow(Change{Op: OpDelete, Dir: l.info.IsDir(), Recursive: recursive}, l); err != nil {
+		return err
 	}
 	if recursive {
 		err = l.root.RemoveAll(l.res.Rel)
