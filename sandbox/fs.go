@@ -20,7 +20,7 @@ const maxSymlinkHops = 40
 // mount; Close releases them. An FS is safe for concurrent use.
 type FS struct {
 	sb    mountspec.Sandbox
-	guard Guard // asked before every change; nil allows all
+	guard Guard               // asked before every change; nil allows all
 	roots map[string]*os.Root // by mount target; "/" is the root
 	canon map[string]string   // mount target → source with links resolved
 }
