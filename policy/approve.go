@@ -111,17 +111,20 @@ func (c Command) Approve(ctx context.Context, r *Request) (Answer, error) {
 }
 
 // capped keeps the first max bytes written to it and discards the rest.
+// (The buffer is a field, not embedded: io.Copy would use its ReadFrom.)
 type capped struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); room > 0 {
-		c.Buffer.Write(p[:min(room, len(p))])
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
 }
+
+func (c *capped) String() string { return c.buf.String() }
 
 // Prompt asks a person on a terminal: it shows the change and reads y or n.
 type Prompt struct {
