@@ -69,11 +69,17 @@ func TestApprovalMatrix(t *testing.T) {
 		{"edit", func(f *sandbox.FS) error {
 			_, err := f.Edit("/m/keep.txt", "old", "changed", false)
 			return err
-		}, func(dir string) bool { b, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); return string(b) == "changed\n" }},
+		}, func(dir string) bool {
+			b, _ := os.ReadFile(filepath.Join(dir, "keep.txt"))
+			return string(b) == "changed\n"
+		}},
 		{"append", func(f *sandbox.FS) error {
 			_, err := f.Write("/m/keep.txt", []byte("more\n"), sandbox.WriteOptions{Append: true})
 			return err
-		}, func(dir string) bool { b, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); return string(b) == "old\nmore\n" }},
+		}, func(dir string) bool {
+			b, _ := os.ReadFile(filepath.Join(dir, "keep.txt"))
+			return string(b) == "old\nmore\n"
+		}},
 		{"delete", func(f *sandbox.FS) error { return f.Delete("/m/keep.txt", false) },
 			func(dir string) bool { _, err := os.Stat(filepath.Join(dir, "keep.txt")); return err != nil }},
 	}
