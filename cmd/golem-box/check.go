@@ -52,26 +52,8 @@ func printSandbox(w io.Writer, file string, s *mountspec.Sandbox, shadows []moun
 		file = "(none: flags only)"
 	}
 	fmt.Fprintf(w, "config:   %s\n", file)
-	mode := func(ro bool) string {
-		if ro {
-			return "ro"
-		}
-		return "rw"
-	}
 	fmt.Fprintln(w, "mounts:")
-	if s.Root == "" && len(s.Mounts) == 0 {
-		fmt.Fprintln(w, "  (none: no file access)")
-	}
-	if s.Root != "" {
-		fmt.Fprintf(w, "  %-20s %s  %s\n", "/", mode(s.ReadOnly), s.Root)
-	}
-	for _, m := range s.Mounts {
-		name := ""
-		if m.Name != "" {
-			name = "  (" + m.Name + ")"
-		}
-		fmt.Fprintf(w, "  %-20s %s  %s%s\n", m.Target, mode(m.ReadOnly), m.Source, name)
-	}
+	printMounts(w, s)
 	net := "off"
 	switch {
 	case len(s.Network.Allow) > 0:
@@ -96,5 +78,41 @@ func printSandbox(w io.Writer, file string, s *mountspec.Sandbox, shadows []moun
 	fmt.Fprintf(w, "image:    %s\nbackend:  %s\nrequire_os_sandbox: %v\n", image, backend, s.RequireOSSandbox)
 	for _, sh := range shadows {
 		fmt.Fprintf(w, "note: mount %s hides %s (from mount %s)\n", sh.Target, sh.Hidden, sh.By)
+	}
+}
+
+// printMounts prints one line per mount: target, mode, source, name, and
+// the approval and file rules that differ from the defaults.
+func printMounts(w io.Writer, s *mountspec.Sandbox) {
+	if s == nil || s.Root == "" && len(s.Mounts) == 0 {
+		fmt.Fprintln(w, "  (none: no file access)")
+		return
+	}
+	line := func(target string, ro bool, source, name string, a mountspec.Approval, f mountspec.FileRules) {
+		mode := "rw"
+		if ro {
+			mode = "ro"
+		}
+		fmt.Fprintf(w, "  %-20s %s  %s", target, mode, source)
+		if name != "" {
+			fmt.Fprintf(w, "  (%s)", name)
+		}
+		if !ro {
+			fmt.Fprintf(w, "  write: %s, delete: %s", a.Write, a.Delete)
+		}
+		if len(f.Suffixes) > 0 {
+			fmt.Fprintf(w, "  suffixes: %s", strings.Join(f.Suffixes, " "))
+		}
+		if f.MaxFileBytes > 0 {
+			fmt.Fprintf(w, "  max_file_bytes: %s", f.MaxFileBytes)
+		}
+		fmt.Fprintln(w)
+	}
+	if s.Root != "" {
+		line("/", s.ReadOnly, s.Root, "", s.RootApproval(), s.Files)
+	}
+	for i := range s.Mounts {
+		m := &s.Mounts[i]
+		line(m.Target, m.ReadOnly, m.Source, m.Name, s.MountApproval(m), s.MountFiles(m))
 	}
 }

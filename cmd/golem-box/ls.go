@@ -12,7 +12,7 @@ func newLsCmd(g *globals) *cobra.Command {
 		Use:   "ls [PATH|GLOB]",
 		Short: "List a directory, or the paths matching a glob (** for any depth)",
 		Args:  args(cobra.MaximumNArgs(1)),
-		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
+		RunE: g.withFS(nil, func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			p := "/"
 			if len(a) == 1 {
 				p = a[0]
@@ -41,7 +41,7 @@ func newStatCmd(g *globals) *cobra.Command {
 		Use:   "stat PATH",
 		Short: "Describe a file through the sandbox",
 		Args:  args(cobra.ExactArgs(1)),
-		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
+		RunE: g.withFS(nil, func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			info, err := fsys.Stat(a[0])
 			if err != nil {
 				return err

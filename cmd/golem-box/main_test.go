@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,6 +43,10 @@ func gb(t *testing.T, dir, stdin string, args ...string) result {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
+	// No controlling terminal (nobody to prompt, even under an interactive
+	// make test), and approval logs in a place of the test's own.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -136,7 +141,7 @@ func TestWriteToReadOnlyMountExitsNonZero(t *testing.T) {
 func TestFileCommands(t *testing.T) {
 	home := seedTree(t)
 	p := filepath.Join(home, "project")
-	cfg := "sandbox:\n  root: .\n  mounts:\n    - {source: ../.cache, target: /cache, readonly: true}\n"
+	cfg := "sandbox:\n  root: .\n  approval: {write: preApproved, delete: preApproved}\n  mounts:\n    - {source: ../.cache, target: /cache, readonly: true}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(p, "golem-box.yaml"), []byte(cfg), 0o644))
 	sub := filepath.Join(p, "src")
 

@@ -14,7 +14,7 @@ func newReadCmd(g *globals) *cobra.Command {
 		Use:   "read PATH",
 		Short: "Read a file through the sandbox (a window of lines, or an image)",
 		Args:  args(cobra.ExactArgs(1)),
-		RunE: g.withFS(func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
+		RunE: g.withFS(nil, func(cmd *cobra.Command, a []string, fsys *sandbox.FS) error {
 			out := cmd.OutOrStdout()
 			if raw {
 				b, err := fsys.ReadFile(a[0])

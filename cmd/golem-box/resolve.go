@@ -14,7 +14,7 @@ func newResolveCmd(g *globals) *cobra.Command {
 		Use:   "resolve PATH...",
 		Short: "Show the host path, mount and mode behind virtual paths",
 		Args:  args(cobra.MinimumNArgs(1)),
-		RunE: g.withFS(func(cmd *cobra.Command, paths []string, fsys *sandbox.FS) error {
+		RunE: g.withFS(nil, func(cmd *cobra.Command, paths []string, fsys *sandbox.FS) error {
 			type row struct {
 				Asked string `json:"asked"`
 				mountspec.Resolution
