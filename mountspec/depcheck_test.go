@@ -15,6 +15,7 @@ func TestDependencies(t *testing.T) {
 	for pkg, banned := range map[string][]string{
 		".":                     append(clients, "github.com/containerd/"),
 		"../sandbox":            append(clients, "github.com/containerd/"),
+		"../policy":             append(clients, "github.com/containerd/"),
 		"../oci":                clients,
 		"../runner":             append(clients, "github.com/containerd/"),
 		"../runner/oci":         clients,

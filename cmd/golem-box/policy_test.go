@@ -329,3 +329,32 @@ func TestFileToolsActAsAWorker(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "Readable paths: none")
 }
+
+// TestRunHintsTheBoundary: a command that fails on a sandbox boundary gets
+// a note saying which one, from the real error of a real run.
+func TestRunHintsTheBoundary(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "ro"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "golem-box.yaml"),
+		[]byte("sandbox:\n  root: .\n  backend: bwrap\n  mounts:\n    - {source: ro, target: /ro, readonly: true}\n"), 0o644))
+	r := gb(t, dir, "", "run", "--", "sh", "-c", "echo x > /ro/f")
+	assert.NotEqual(t, 0, r.code)
+	assert.Contains(t, r.stderr, "Read-only file system")
+	assert.Contains(t, r.stderr, "golem-box: note: Writable paths of this sandbox: /. Everything else is read-only or not there.\n")
+	assert.NotContains(t, r.stderr, "Network")
+
+	r = gb(t, dir, "", "run", "--", "bash", "-c", "exec 3<>/dev/tcp/192.0.2.1/80")
+	assert.NotEqual(t, 0, r.code)
+	assert.Contains(t, r.stderr, "Network is unreachable")
+	assert.Contains(t, r.stderr, "golem-box: note: Network access is disabled for this sandbox (network: false)")
+
+	r = gb(t, dir, "", "-o", "json", "run", "--", "sh", "-c", "echo x > /ro/f")
+	var res struct{ Hints []string }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	assert.Len(t, res.Hints, 1)
+
+	// A command that succeeds gets no notes, whatever it prints.
+	r = gb(t, dir, "", "run", "--", "sh", "-c", "echo 'Permission denied' >&2")
+	assert.Equal(t, 0, r.code)
+	assert.NotContains(t, r.stderr, "note:")
+}

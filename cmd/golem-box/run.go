@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/golem-box/golem-box/mountspec"
+	"github.com/golem-box/golem-box/policy"
 	"github.com/golem-box/golem-box/runner"
 	"github.com/golem-box/golem-box/trust"
 	"github.com/spf13/cobra"
@@ -122,8 +123,15 @@ each) and printed when it ends; golem-box exits with the command's status.`,
 			if err != nil {
 				return err
 			}
+			var hints []string
+			if res.ExitCode != 0 {
+				hints = policy.Hints(res.Stderr, job.Sandbox)
+			}
 			if g.json() {
-				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := printJSON(cmd.OutOrStdout(), struct {
+					*runner.Result
+					Hints []string `json:"hints,omitempty"`
+				}{res, hints}); err != nil {
 					return err
 				}
 			} else {
@@ -139,6 +147,9 @@ each) and printed when it ends; golem-box exits with the command's status.`,
 				}
 				if res.Reason != runner.ReasonExit {
 					fmt.Fprintf(cmd.ErrOrStderr(), "golem-box: ended by %s after %s (exit %d)\n", res.Reason, res.Duration.Round(time.Millisecond), res.ExitCode)
+				}
+				for _, h := range hints {
+					fmt.Fprintf(cmd.ErrOrStderr(), "golem-box: note: %s\n", h)
 				}
 			}
 			if res.ExitCode != 0 {
