@@ -2,6 +2,8 @@ package mountspec
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -192,4 +194,49 @@ func BenchmarkResolve(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPerMountRules: a mount's approval and file rules replace the
+// sandbox's for its files, and travel with it through Restrict.
+func TestPerMountRules(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"p/src", "final/sub"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	file := filepath.Join(dir, FileName)
+	require.NoError(t, os.WriteFile(file, []byte(`sandbox:
+  root: p
+  files: {suffixes: [.go], max_file_bytes: 1m}
+  approval: {write: preApproved}
+  mounts:
+    - {source: final, target: /final, suffixes: [.md], max_file_bytes: 2k, approval: {delete: blocked}}
+`), 0o644))
+	cfg, err := Load(file)
+	require.NoError(t, err)
+	s := &cfg.Sandbox
+	root, err := s.Resolve("/src/a.go")
+	require.NoError(t, err)
+	assert.Equal(t, Approval{Write: ApprovalPreApproved, Delete: ApprovalAsk}, root.Approval)
+	assert.Equal(t, FileRules{Suffixes: []string{".go"}, MaxFileBytes: 1 << 20}, root.Files)
+	fin, err := s.Resolve("/final/sub/r.md")
+	require.NoError(t, err)
+	assert.Equal(t, Approval{Write: ApprovalPreApproved, Delete: ApprovalBlocked}, fin.Approval, "unset modes come from the sandbox")
+	assert.Equal(t, FileRules{Suffixes: []string{".md"}, MaxFileBytes: 2 << 10}, fin.Files)
+
+	for sub, want := range map[string]Resolution{"/src": root, "/final/sub": fin} {
+		child, err := s.Restrict(Restriction{Restrict: sub})
+		require.NoError(t, err)
+		r, err := child.Resolve(sub + "/x")
+		require.NoError(t, err)
+		assert.Equal(t, want.Approval, r.Approval, sub)
+		assert.Equal(t, want.Files, r.Files, sub)
+	}
+	e := s.PathError("write", "/final/a.txt", ErrSuffixNotAllowed)
+	assert.Equal(t, "Cannot write \"/final/a.txt\": suffix not allowed.\nAllowed suffixes: .md", e.Error())
+
+	require.NoError(t, os.WriteFile(file, []byte("sandbox:\n  root: p\n  approval: {write: always}\n  mounts:\n    - {source: final, target: /final, suffixes: [md]}\n"), 0o644))
+	_, err = Load(file)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `:3: sandbox.approval.write: unknown approval "always" (fix: write "preApproved" (no prompt), "ask" (the default) or "blocked")`)
+	assert.Contains(t, err.Error(), `:5: sandbox.mounts[0].suffixes[0]: "md" is not a file suffix (fix: write it with a leading dot, such as ".md")`)
 }
