@@ -23,17 +23,11 @@ type Attachment struct {
 // the size limit of its mount.
 func (f *FS) Attach(unsafePath string) (*Attachment, error) {
 	const op = "attach"
-	fh, fi, l, err := f.openRead(op, unsafePath)
+	fh, fi, l, err := f.openRuled(op, unsafePath)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	if err := f.checkSuffix(op, unsafePath, l.virtual, l); err != nil {
-		return nil, err
-	}
-	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 && fi.Size() > lim {
-		return nil, f.tooLarge(op, unsafePath, fi.Size(), lim)
-	}
 	head, _ := bufio.NewReaderSize(fh, 512).Peek(512)
 	return &Attachment{Path: l.virtual, Host: l.res.Host, Mount: l.res.Target, Bytes: fi.Size(),
 		MIMEType: http.DetectContentType(head)}, nil

@@ -61,18 +61,12 @@ type ReadResult struct {
 // image (detected by content) as bytes with its MIME type.
 func (f *FS) Read(unsafePath string, opt ReadOptions) (*ReadResult, error) {
 	const op = "read"
-	fh, fi, l, err := f.openRead(op, unsafePath)
+	fh, fi, l, err := f.openRuled(op, unsafePath)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	if err := f.checkSuffix(op, unsafePath, l.virtual, l); err != nil {
-		return nil, err
-	}
 	size := fi.Size()
-	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 && size > lim {
-		return nil, f.tooLarge(op, unsafePath, size, lim)
-	}
 	br := bufio.NewReaderSize(fh, 64<<10)
 	head, _ := br.Peek(512)
 	mime := http.DetectContentType(head)
@@ -97,6 +91,24 @@ func (f *FS) Read(unsafePath string, opt ReadOptions) (*ReadResult, error) {
 		return nil, f.fsError(op, unsafePath, err)
 	}
 	return res, nil
+}
+
+// openRuled opens a file for reading and applies its mount's suffix and
+// size rules.
+func (f *FS) openRuled(op, unsafePath string) (*os.File, fs.FileInfo, *loc, error) {
+	fh, fi, l, err := f.openRead(op, unsafePath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := f.checkSuffix(op, unsafePath, l.virtual, l); err != nil {
+		fh.Close()
+		return nil, nil, nil, err
+	}
+	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 && fi.Size() > lim {
+		fh.Close()
+		return nil, nil, nil, f.tooLarge(op, unsafePath, fi.Size(), lim)
+	}
+	return fh, fi, l, nil
 }
 
 // readLines streams the file once: it keeps the requested window of lines,
