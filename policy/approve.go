@@ -166,10 +166,14 @@ func (p Prompt) Approve(_ context.Context, r *Request) (Answer, error) {
 
 // diff renders a unified diff of a change, or "" when it cannot be shown.
 func diff(c *sandbox.Change) string {
-	if c.Op == sandbox.OpDelete || (c.New == nil && c.NewBytes > 0) || (c.Old == nil && c.OldBytes > 0) {
+	if c.Op == sandbox.OpDelete {
 		return ""
 	}
-	if bytes.IndexByte(c.Old, 0) >= 0 || bytes.IndexByte(c.New, 0) >= 0 || !utf8.Valid(c.Old) || !utf8.Valid(c.New) {
+	old, new, err := c.Contents()
+	if err != nil || (new == nil && c.NewBytes > 0) || (old == nil && c.OldBytes > 0) {
+		return ""
+	}
+	if bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(new, 0) >= 0 || !utf8.Valid(old) || !utf8.Valid(new) {
 		return ""
 	}
 	from := "a" + c.Path
@@ -177,7 +181,7 @@ func diff(c *sandbox.Change) string {
 		from = "/dev/null"
 	}
 	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: splitLines(c.Old), B: splitLines(c.New),
+		A: splitLines(old), B: splitLines(new),
 		FromFile: from, ToFile: "b" + c.Path, Context: 3,
 	})
 	if err != nil || len(d) > MaxDiffBytes {

@@ -58,12 +58,12 @@ func (g *Gate) Allow(c sandbox.Change) error {
 		e.Approved, e.Approver = true, ByPolicy
 	case mountspec.ApprovalBlocked:
 		e.Approver = ByPolicy
-		refusal = g.refuse(c, ErrBlocked, fmt.Sprintf("The mount %s has approval.%s: blocked. %s",
+		refusal = refuse(c, ErrBlocked, fmt.Sprintf("The mount %s has approval.%s: blocked. %s",
 			c.Mount, kind, g.where(kind, "Paths where this is not blocked")))
 	default: // ask, and anything unknown
 		if g.Approver == nil {
 			e.Approver = ByNobody
-			refusal = g.refuse(c, ErrNoApprover, fmt.Sprintf(
+			refusal = refuse(c, ErrNoApprover, fmt.Sprintf(
 				"Changes in %s need approval (approval.%s: ask) and nothing was %s. To approve: run the command again with --yes, run it on a terminal to be asked, or set approval.command in golem-box.yaml to a program that decides. To stop asking for this mount, set its approval.%s: preApproved.",
 				c.Mount, kind, past(c.Op), kind))
 			break
@@ -83,7 +83,7 @@ func (g *Gate) Allow(c sandbox.Change) error {
 			if e.Reason != "" {
 				why = fmt.Sprintf("%s said: %s. %s", e.Approver, e.Reason, why)
 			}
-			refusal = g.refuse(c, ErrNotApproved, why+" Ask the user what they want instead of trying again.")
+			refusal = refuse(c, ErrNotApproved, why+" Ask the user what they want instead of trying again.")
 		}
 	}
 	if err := g.Log.Append(e, g.now()); err != nil {
@@ -99,7 +99,7 @@ func (g *Gate) now() time.Time {
 	return time.Now()
 }
 
-func (g *Gate) refuse(c sandbox.Change, err error, detail string) error {
+func refuse(c sandbox.Change, err error, detail string) error {
 	return &mountspec.PathError{Op: c.Op, Path: c.Path, Err: err, Detail: detail}
 }
 

@@ -35,12 +35,24 @@ type Change struct {
 	Dir       bool `json:"dir,omitempty"`
 	Recursive bool `json:"recursive,omitempty"`
 	// OldBytes and NewBytes are the sizes before and after a write, append
-	// or edit. Old and New are the contents when both are at most
-	// MaxChangeBytes (so that a diff can be shown), nil otherwise.
-	OldBytes int64  `json:"old_bytes"`
-	NewBytes int64  `json:"new_bytes"`
-	Old      []byte `json:"-"`
-	New      []byte `json:"-"`
+	// or edit.
+	OldBytes int64 `json:"old_bytes"`
+	NewBytes int64 `json:"new_bytes"`
+
+	// contents returns the content before and after; see Contents.
+	contents func() (old, new []byte, err error)
+}
+
+// Contents returns the content before and after a write, append or edit,
+// so that a guard can show a diff. Both are nil for a deletion, when either
+// is larger than MaxChangeBytes, and when the file has several names (one of
+// them may be outside the sandbox). It may read the file: a guard calls it
+// only when it shows the change, not to decide.
+func (c *Change) Contents() (old, new []byte, err error) {
+	if c.contents == nil || c.OldBytes > MaxChangeBytes || c.NewBytes > MaxChangeBytes {
+		return nil, nil, nil
+	}
+	return c.contents()
 }
 
 // Guard decides whether a change may be made. An error refuses it, and
@@ -60,34 +72,25 @@ func (f *FS) allow(c Change, l *loc) error {
 	}
 	c.Path, c.Mount, c.Approval = l.virtual, l.res.Target, l.res.Approval
 	c.Exists = l.info != nil
-	if c.OldBytes > MaxChangeBytes || c.NewBytes > MaxChangeBytes {
-		c.Old, c.New = nil, nil
-	}
 	return f.guard.Allow(c)
 }
 
-// current reads the file at l for a Change: its size, and its content when
-// small enough to show. A path that is not a regular file has none.
-func (f *FS) current(op, unsafePath string, l *loc) (int64, []byte, error) {
-	if f.guard == nil || l.info == nil || !l.info.Mode().IsRegular() {
-		return 0, nil, nil
-	}
-	// A file with several names may also be a file outside the sandbox:
-	// its content is not shown to anyone.
-	if l.info.Size() > MaxChangeBytes || links(l.info) > 1 {
-		return l.info.Size(), nil, nil
+// current reads the file at l for Contents, as the walk found it.
+func (f *FS) current(op, unsafePath string, l *loc) ([]byte, error) {
+	if l.info == nil || !l.info.Mode().IsRegular() || links(l.info) > 1 {
+		return nil, nil
 	}
 	fh, fi, err := f.openVerified(op, unsafePath, l)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	defer fh.Close()
 	data, err := readAtMost(fh, fi.Size(), MaxChangeBytes)
 	if err != nil {
-		return 0, nil, f.fsError(op, unsafePath, err)
+		return nil, f.fsError(op, unsafePath, err)
 	}
 	if len(data) > MaxChangeBytes {
-		return int64(len(data)), nil, nil
+		return nil, nil
 	}
-	return int64(len(data)), data, nil
+	return data, nil
 }

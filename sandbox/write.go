@@ -49,21 +49,25 @@ func (f *FS) Write(unsafePath string, content []byte, opt WriteOptions) (*WriteR
 	if l.info != nil && l.info.IsDir() {
 		return nil, f.sb.PathError(op, unsafePath, syscall.EISDIR)
 	}
-	if f.guard != nil {
-		oldN, old, err := f.current(op, unsafePath, l)
-		if err != nil {
-			return nil, err
+	c := Change{Op: OpWrite, NewBytes: int64(len(content))}
+	if l.info != nil {
+		c.OldBytes = l.info.Size()
+	}
+	c.contents = func() ([]byte, []byte, error) {
+		old, err := f.current(op, unsafePath, l)
+		if err != nil || old == nil && c.OldBytes > 0 {
+			return nil, nil, err
 		}
-		c := Change{Op: OpWrite, OldBytes: oldN, Old: old, New: content, NewBytes: int64(len(content))}
 		if opt.Append {
-			c.Op, c.NewBytes, c.New = OpAppend, oldN+int64(len(content)), nil
-			if old != nil || oldN == 0 {
-				c.New = append(old[:len(old):len(old)], content...)
-			}
+			return old, append(old[:len(old):len(old)], content...), nil
 		}
-		if err := f.allow(c, l); err != nil {
-			return nil, err
-		}
+		return old, content, nil
+	}
+	if opt.Append {
+		c.Op, c.NewBytes = OpAppend, c.OldBytes+int64(len(content))
+	}
+	if err := f.allow(c, l); err != nil {
+		return nil, err
 	}
 	if l.info == nil {
 		if err := l.root.MkdirAll(path.Dir(l.res.Rel), 0o777); err != nil {
@@ -221,7 +225,8 @@ func (f *FS) Edit(unsafePath, old, new string, all bool) (*EditResult, error) {
 	if lim := int64(l.res.Files.MaxFileBytes); lim > 0 && int64(len(data)) > lim {
 		return nil, f.tooLarge(op, unsafePath, int64(len(data)), lim)
 	}
-	c := Change{Op: OpEdit, OldBytes: int64(len(orig)), Old: orig, NewBytes: int64(len(data)), New: data}
+	c := Change{Op: OpEdit, OldBytes: int64(len(orig)), NewBytes: int64(len(data)),
+		contents: func() ([]byte, []byte, error) { return orig, data, nil }}
 	if err := f.allow(c, l); err != nil {
 		return nil, err
 	}

@@ -358,3 +358,18 @@ func TestRunHintsTheBoundary(t *testing.T) {
 	assert.Equal(t, 0, r.code)
 	assert.NotContains(t, r.stderr, "note:")
 }
+
+// TestDefaultLogOutOfEveryWorkersReach: acting as a worker that cannot
+// write the project's root does not make the root a place for the log.
+func TestDefaultLogOutOfEveryWorkersReach(t *testing.T) {
+	dir := workerProject(t)
+	cfg := "sandbox:\n  root: .\n  mounts:\n    - {source: out, target: /out, name: out, approval: {write: preApproved}}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "golem-box.yaml"), []byte(cfg), 0o644))
+	cmd := exec.Command(binary, "--worker", "writer.worker", "write", "/out/r.md", "--content", "x")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "is inside the writable mount /, so a worker could rewrite the record of its own approvals")
+	assert.NoFileExists(t, filepath.Join(dir, "out/r.md"))
+}

@@ -178,7 +178,15 @@ func (a *approvals) flags(cmd *cobra.Command) {
 // gate is the approval gate for the changes of one command: --yes, an
 // approval command, a prompt on the terminal, or nobody, in that order.
 func (g *globals) gate(ctx context.Context, cfg *mountspec.Config, a *approvals) (*policy.Gate, error) {
-	logPath, err := policy.LogPath(cfg)
+	// The log must be out of reach of every worker, not only this one:
+	// its place is checked against the project's sandbox.
+	project := cfg
+	if g.chain != nil {
+		p := *cfg
+		p.Sandbox = *g.chain.Levels[0].Sandbox
+		project = &p
+	}
+	logPath, err := policy.LogPath(project)
 	if err != nil {
 		return nil, err
 	}
